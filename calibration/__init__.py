@@ -1,0 +1,1 @@
+"""Camera to table: markers, homography, colour palette, zone layouts, face enrolment."""

@@ -1,0 +1,3 @@
+"""The rules of the games: pure Python, standard library only."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""The shipped ONNX models, their model cards, and the code that trains them."""

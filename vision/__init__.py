@@ -1,0 +1,1 @@
+"""Pixels to dice: OpenCV, numpy, onnxruntime. Imports nothing else of ours."""
