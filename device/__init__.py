@@ -1,1 +1,1 @@
-"""Everything with I/O: camera sources, the live runtime, the SQLite store, the web server, the CLI."""
+"""Everything with I/O: camera sources, live runtime, SQLite store, web server, CLI."""

@@ -1,0 +1,185 @@
+"""A match: the initial state plus an append-only log; replay, undo and the JSON record.
+
+Every entry is kept: actions, undos, questions, answers, violations, corrections. The
+current state is always the replay of the action entries through the rules, so a record
+loaded from JSON reaches exactly the state it was saved in, or fails loudly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine
+from engine.core import Event, Game
+from engine.errors import EngineError, IllegalActionError, InvalidStateError, Rule
+from engine.registry import get_game
+
+RECORD_FORMAT = "dicetable-match/1"
+
+#: entry kinds that are not actions: they are kept for the record and do not change state
+NOTE_KINDS = frozenset({"question", "answer", "violation", "correction", "note"})
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One line of the log.
+
+    Attributes:
+        seq: position in the log (0-based, never reused).
+        kind: ``action``, ``undo`` or one of NOTE_KINDS.
+        text: the action's text form (``action``), or a human sentence.
+        source: who said it: ``camera``, ``phone``, ``cli``, ``sim``...
+        confidence: the reconcile posterior for camera actions.
+        data: anything else worth keeping (JSON values).
+    """
+
+    seq: int
+    kind: str
+    text: str = ""
+    source: str = "cli"
+    confidence: float | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seq": self.seq, "kind": self.kind, "text": self.text,
+                               "source": self.source}
+        if self.confidence is not None:
+            out["confidence"] = self.confidence
+        if self.data:
+            out["data"] = dict(self.data)
+        return out
+
+
+class Match:
+    """A match of one game, built from its setup and grown by ``push``."""
+
+    def __init__(self, game: Game[Any, Any], players: int,
+                 options: Mapping[str, object] | None = None, *,
+                 setup: Mapping[str, Any] | None = None, seed: int | None = None) -> None:
+        self.game = game
+        self.initial = game.new_state(players, options, setup=setup, seed=seed)
+        self.seed = seed
+        self.entries: list[Entry] = []
+        self._stack: list[tuple[int, Any]] = []  # (entry seq, state before) per live action
+        self.state: Any = self.initial
+
+    # --- growing the log -----------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        """Changes with every entry: the phone's stale-action check compares it."""
+        return len(self.entries)
+
+    @property
+    def actions(self) -> list[str]:
+        """The live actions (undone ones left out), in order."""
+        return [self.entries[seq].text for seq, _ in self._stack]
+
+    def push(self, action: Any, *, source: str = "cli", confidence: float | None = None,
+             data: Mapping[str, Any] | None = None) -> tuple[Event, ...]:
+        """Apply a legal action and log it; raises IllegalActionError and logs nothing."""
+        after, events = self.game.apply(self.state, action)
+        entry = Entry(len(self.entries), "action", action.to_str(), source, confidence,
+                      dict(data or {}) | ({"events": [e.to_dict() for e in events]}
+                                          if events else {}))
+        self.entries.append(entry)
+        self._stack.append((entry.seq, self.state))
+        self.state = after
+        return events
+
+    def push_text(self, text: str, **kwargs: Any) -> tuple[Event, ...]:
+        return self.push(self.game.parse_action(text), **kwargs)
+
+    def undo(self, *, source: str = "cli", reason: str = "") -> str:
+        """Take back the last live action (logged as an ``undo`` entry); returns its text."""
+        if not self._stack:
+            raise IllegalActionError(_NOTHING_TO_UNDO, "there is no action to undo")
+        seq, before = self._stack.pop()
+        text = self.entries[seq].text
+        self.entries.append(Entry(len(self.entries), "undo", reason or f"undo {text}", source,
+                                  data={"undoes": seq}))
+        self.state = before
+        return text
+
+    def note(self, kind: str, text: str, *, source: str = "cli",
+             data: Mapping[str, Any] | None = None) -> Entry:
+        """Log a question, an answer, a violation, a correction or a note."""
+        if kind not in NOTE_KINDS:
+            raise ValueError(f"not a note kind: {kind!r}")
+        entry = Entry(len(self.entries), kind, text, source, None, dict(data or {}))
+        self.entries.append(entry)
+        return entry
+
+    # --- the record ------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": RECORD_FORMAT,
+            "engine_version": engine.__version__,
+            "game": self.game.info.name,
+            "players": self.initial.players,
+            "options": dict(self.initial.options),
+            "seed": self.seed,
+            "initial_state": self.initial.to_dict(),
+            "entries": [e.to_dict() for e in self.entries],
+            "final_state": self.state.to_dict(),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Match:
+        """Replay a record through the rules; raises InvalidStateError naming the bad entry.
+
+        The record's ``final_state`` (when present) must equal the replayed state.
+        """
+        if not isinstance(data, Mapping) or data.get("format") != RECORD_FORMAT:
+            raise InvalidStateError(f"not a dicetable match record (expected format "
+                                    f"{RECORD_FORMAT!r})")
+        try:
+            game = get_game(str(data["game"]))
+            match = cls.__new__(cls)
+            match.game = game
+            match.initial = game.state_from_dict(data["initial_state"])
+            match.seed = data.get("seed")
+            match.entries, match._stack, match.state = [], [], match.initial
+            entries = data["entries"]
+        except (KeyError, TypeError) as exc:
+            raise InvalidStateError(f"match record lacks a field: {exc}") from None
+        if not isinstance(entries, list):
+            raise InvalidStateError("match record: 'entries' must be a list")
+        for i, raw in enumerate(entries):
+            try:
+                kind, text = raw["kind"], str(raw.get("text", ""))
+                source = str(raw.get("source", "cli"))
+                if kind == "action":
+                    match.push_text(text, source=source, confidence=raw.get("confidence"),
+                                    data={k: v for k, v in raw.get("data", {}).items()
+                                          if k != "events"})
+                elif kind == "undo":
+                    match.undo(source=source, reason=text)
+                else:
+                    match.note(kind, text, source=source, data=raw.get("data"))
+            except EngineError as exc:
+                raise InvalidStateError(f"entry {i} ({raw.get('text', '')!r}) does not "
+                                        f"replay: {exc}") from None
+            except (KeyError, TypeError, AttributeError, ValueError) as exc:
+                raise InvalidStateError(f"entry {i} is malformed: {exc}") from None
+        final = data.get("final_state")
+        if final is not None and match.state.to_dict() != final:
+            raise InvalidStateError("the replayed state differs from the record's final_state")
+        return match
+
+    @classmethod
+    def from_json(cls, text: str) -> Match:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidStateError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+        return cls.from_dict(data)
+
+
+_NOTHING_TO_UNDO = Rule(
+    "core.undo_empty", "Only an action that was made can be undone.", "engine")

@@ -1,0 +1,168 @@
+"""The contract between the camera side and the rules: what is seen, and what should be.
+
+``View`` is what the engine expects the camera to see in a state: a multiset of objects
+(dice, pieces, cards), each in a zone (and a slot, where the layout has slots) with exact
+attributes. ``Observation`` is what the reader and the calibration report: objects with a
+zone, a position and *probability distributions* over their attributes. ``reconcile`` weighs
+the second against the first for each possible explanation.
+
+Plain standard-library values only: ``vision`` and ``calibration`` build these without
+importing anything else of the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: zone / slot / attribute value of an expected object
+Attrs = tuple[tuple[str, str], ...]
+#: attribute name -> distribution over values
+Distributions = tuple[tuple[str, tuple[tuple[str, float], ...]], ...]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Expected:
+    """One object the camera should see.
+
+    Attributes:
+        kind: ``die``, ``piece`` or ``card``.
+        zone: the zone it lies in (``rolling``, ``bank``, ``counter``, ``vault:0``...).
+        slot: the slot within the zone, for layouts with slots (a pyramid card position).
+        attrs: exact attributes, sorted by name (``face``, ``type``, ``colour``, ``size``...).
+    """
+
+    kind: str
+    zone: str
+    slot: str | None = None
+    attrs: Attrs = ()
+
+    @staticmethod
+    def make(kind: str, zone: str, slot: str | None = None, **attrs: str) -> Expected:
+        return Expected(kind, zone, slot, tuple(sorted(attrs.items())))
+
+    def attr(self, name: str) -> str | None:
+        for key, value in self.attrs:
+            if key == name:
+                return value
+        return None
+
+
+View = tuple[Expected, ...]
+
+
+def make_view(objects: Iterable[Expected]) -> View:
+    """A view in canonical order, so that equal multisets compare equal."""
+    return tuple(sorted(objects))
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """One object the camera saw.
+
+    Attributes:
+        kind: ``die``, ``piece`` or ``card``.
+        zone: the zone its position falls in, or None when outside every zone / unknown.
+        slot: the layout slot it occupies, if any.
+        dists: per attribute, a probability distribution over values (need not sum to 1:
+            the rest is "something else / unreadable").
+        confidence: probability that this is a real object of this kind (detector score).
+        position_mm: centre on the table in millimetres, when calibrated.
+    """
+
+    kind: str
+    zone: str | None
+    slot: str | None = None
+    dists: Distributions = ()
+    confidence: float = 1.0
+    position_mm: tuple[float, float] | None = None
+
+    @staticmethod
+    def make(kind: str, zone: str | None, slot: str | None = None, *, confidence: float = 1.0,
+             position_mm: tuple[float, float] | None = None,
+             **dists: Mapping[str, float] | str) -> Observed:
+        """Build from keyword distributions; a plain string means "certainly this value"."""
+        return _observed(kind, zone, slot, confidence, dists, position_mm)
+
+    def dist(self, name: str) -> tuple[tuple[str, float], ...] | None:
+        for key, value in self.dists:
+            if key == name:
+                return value
+        return None
+
+    def top(self, name: str) -> str | None:
+        d = self.dist(name)
+        return d[0][0] if d else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "zone": self.zone, "slot": self.slot,
+                "dists": {k: dict(v) for k, v in self.dists},
+                "confidence": self.confidence,
+                "position_mm": list(self.position_mm) if self.position_mm else None}
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Everything read from one settled frame.
+
+    Attributes:
+        objects: the objects seen.
+        zones_seen: the zones the camera could see; objects expected in other zones are
+            not counted as missing (a hand may still cover the side of the table).
+            Empty means "all of them".
+        moved: whether the settler saw motion since the previous observation (None: not
+            known). A roll that lands on the same faces is only told from "nothing
+            happened" by this.
+        frame: the frame's sequence number, for the record.
+    """
+
+    objects: tuple[Observed, ...]
+    zones_seen: frozenset[str] = field(default_factory=frozenset)
+    moved: bool | None = None
+    frame: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"objects": [o.to_dict() for o in self.objects],
+                "zones_seen": sorted(self.zones_seen), "moved": self.moved,
+                "frame": self.frame}
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> Observation:
+        objects = []
+        for o in data.get("objects", []):
+            dists = tuple((k, tuple(sorted(((str(a), float(p)) for a, p in v.items()),
+                                          key=lambda kv: -kv[1])))
+                          for k, v in sorted(o.get("dists", {}).items()))
+            pos = o.get("position_mm")
+            objects.append(Observed(str(o["kind"]), o.get("zone"), o.get("slot"), dists,
+                                    float(o.get("confidence", 1.0)),
+                                    (float(pos[0]), float(pos[1])) if pos else None))
+        return Observation(tuple(objects), frozenset(data.get("zones_seen", ())),
+                           data.get("moved"), data.get("frame"))
+
+
+def _observed(kind: str, zone: str | None, slot: str | None, confidence: float,
+              dists: Mapping[str, Mapping[str, float] | str],
+              position_mm: tuple[float, float] | None = None) -> Observed:
+    items = []
+    for name, dist in sorted(dists.items()):
+        pairs = {dist: 1.0} if isinstance(dist, str) else dict(dist)
+        items.append((name, tuple(sorted(pairs.items(), key=lambda kv: -kv[1]))))
+    return Observed(kind, zone, slot, tuple(items), confidence, position_mm)
+
+
+def observe_view(view: View, *, confidence: float = 1.0,
+                 overrides: Mapping[int, Mapping[str, Mapping[str, float]]] | None = None,
+                 ) -> Observation:
+    """A perfect observation of a view (tests and the simulator start from this).
+
+    ``overrides`` replaces attribute distributions of the i-th object, to model misreads.
+    """
+    objects = []
+    for i, exp in enumerate(view):
+        dists: dict[str, Mapping[str, float] | str] = dict(exp.attrs)
+        if overrides and i in overrides:
+            dists.update(overrides[i])
+        objects.append(_observed(exp.kind, exp.zone, exp.slot, confidence, dists))
+    return Observation(tuple(objects))

@@ -1,0 +1,335 @@
+"""Explain what changed on the table: ``reconcile(game, state, observation) -> Resolution``.
+
+Every explanation (nothing happened; one legal action; a roll followed by a move; a
+physically plausible *illegal* action) predicts a view. Each is scored by how well the
+reader's probability distributions fit that view (not only the reader's top guess), times a
+prior (chance probability for rolls, a small prior for illegal moves). The posterior then
+decides:
+
+* ``NoChange`` / ``Accepted`` when one legal explanation clearly wins; a misread that the
+  rules exclude is thereby corrected by the state;
+* ``Violation`` when an illegal explanation clearly wins, or when nothing explains what is
+  seen (the rule ``core.unexplained``);
+* ``Ambiguous`` when several explanations are close: the players are asked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.core import Candidate, Game, State
+from engine.errors import Rule
+from engine.observation import Expected, Observation, Observed, View
+
+UNEXPLAINED = Rule(
+    "core.unexplained",
+    "What the camera sees matches neither the current state nor any move the rules allow.",
+    "engine",
+)
+
+_FLOOR = 1e-4  # probability given to a value the reader did not list at all
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """Thresholds of the decision; the defaults are tuned by the reconcile tests."""
+
+    accept: float = 0.90
+    """posterior an explanation needs to be accepted (or reported as a violation)"""
+    unexplained_log_ratio: float = 9.0
+    """how much worse (natural log) than the reader's own top reading the best explanation
+    may fit before the table is called unexplained"""
+    illegal_prior: float = 0.02
+    """prior of one illegal explanation, relative to one legal decision"""
+    miss: float = 0.02
+    """probability that an object that is there is not detected"""
+    depth: int = 2
+    """longest chain of actions one observation may explain (a roll, then a move)"""
+    beam: int = 6
+    """how many one-action explanations are extended to two"""
+    ambiguous_keep: float = 0.02
+    """posterior below which a candidate is not offered to the players"""
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """One explanation of an observation, scored."""
+
+    actions: tuple[Any, ...]
+    posterior: float
+    log_likelihood: float
+    error: Any = field(default=None, compare=False)  # IllegalActionError of the illegal step
+
+    @property
+    def legal(self) -> bool:
+        return self.error is None
+
+    def text(self) -> str:
+        return "; ".join(a.to_str() for a in self.actions) or "no change"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"actions": [a.to_str() for a in self.actions], "posterior": self.posterior,
+                "legal": self.legal, "rule": self.error.rule.id if self.error else None}
+
+
+@dataclass(frozen=True, slots=True)
+class NoChange:
+    confidence: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "no_change", "confidence": self.confidence}
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    actions: tuple[Any, ...]
+    confidence: float
+
+    @property
+    def action(self) -> Any:
+        """The last action (the only one, unless a roll was not seen on its own)."""
+        return self.actions[-1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "accepted", "actions": [a.to_str() for a in self.actions],
+                "confidence": self.confidence}
+
+
+@dataclass(frozen=True, slots=True)
+class Ambiguous:
+    candidates: tuple[Explanation, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "ambiguous", "candidates": [c.to_dict() for c in self.candidates]}
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    rule: Rule
+    explanation: str
+    actions: tuple[Any, ...] = ()
+    confidence: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "violation", "rule": self.rule.id, "rule_text": self.rule.text,
+                "rule_source": self.rule.source, "explanation": self.explanation,
+                "actions": [a.to_str() for a in self.actions], "confidence": self.confidence}
+
+
+Resolution = NoChange | Accepted | Ambiguous | Violation
+
+
+# --- fitting a view ------------------------------------------------------------------------
+def _pair_score(obs: Observed, exp: Expected) -> float:
+    """log P(this reading | it is this expected object)."""
+    score = math.log(max(obs.confidence, _FLOOR))
+    if obs.zone is None:
+        score += math.log(0.5)  # position unknown: weaker evidence than a zone match
+    if obs.slot != exp.slot:
+        return -math.inf
+    for name, value in exp.attrs:
+        dist = obs.dist(name)
+        if dist is None:
+            continue  # the reader says nothing about this attribute
+        p = next((q for v, q in dist if v == value), 0.0)
+        score += math.log(max(p, _FLOOR))
+    return score
+
+
+def _unmatched_obs(obs: Observed) -> float:
+    return math.log(max(1.0 - obs.confidence, _FLOOR))
+
+
+def _assign(observed: Sequence[Observed], expected: Sequence[Expected], miss: float) -> float:
+    """Best total log-likelihood of matching observed to expected objects one-to-one."""
+    log_miss = math.log(miss)
+    if not observed:
+        return log_miss * len(expected)
+    if not expected:
+        return sum(_unmatched_obs(o) for o in observed)
+    # A pair is worth matching only if it beats leaving both unmatched.
+    gains = []
+    for i, o in enumerate(observed):
+        alone = _unmatched_obs(o)
+        for j, e in enumerate(expected):
+            s = _pair_score(o, e)
+            if s > alone + log_miss:
+                gains.append((s - alone - log_miss, i, j))
+    base = sum(_unmatched_obs(o) for o in observed) + log_miss * len(expected)
+    if len(observed) <= 7 and len(expected) <= 7:
+        return base + _best_matching(gains, len(observed))
+    # Greedy on larger groups: the reader's distributions are peaked, so the greedy choice
+    # is the optimal one in practice, and an exact assignment would cost O(n^3) per view.
+    gains.sort(reverse=True)
+    used_o: set[int] = set()
+    used_e: set[int] = set()
+    total = base
+    for gain, i, j in gains:
+        if i not in used_o and j not in used_e:
+            used_o.add(i)
+            used_e.add(j)
+            total += gain
+    return total
+
+
+def _best_matching(gains: list[tuple[float, int, int]], n_obs: int) -> float:
+    """Exact maximum-weight matching for small groups (memoised over used columns)."""
+    by_obs: dict[int, list[tuple[float, int]]] = defaultdict(list)
+    for gain, i, j in gains:
+        by_obs[i].append((gain, j))
+    memo: dict[tuple[int, int], float] = {}
+
+    def best(i: int, used: int) -> float:
+        if i == n_obs:
+            return 0.0
+        key = (i, used)
+        if key not in memo:
+            value = best(i + 1, used)
+            for gain, j in by_obs.get(i, ()):
+                if not used >> j & 1:
+                    value = max(value, gain + best(i + 1, used | 1 << j))
+            memo[key] = value
+        return memo[key]
+
+    return best(0, 0)
+
+
+class _Fitter:
+    """Scores views against one observation, caching per (kind, zone) group."""
+
+    def __init__(self, observation: Observation, params: Params) -> None:
+        self.params = params
+        self.zones_seen = observation.zones_seen
+        self.groups: dict[tuple[str, str | None], list[Observed]] = defaultdict(list)
+        for obj in observation.objects:
+            self.groups[(obj.kind, obj.zone)].append(obj)
+        self.cache: dict[tuple[tuple[str, str], tuple[Expected, ...]], float] = {}
+        self.saturated = sum(
+            math.log(max(o.confidence, _FLOOR))
+            + sum(math.log(max(d[0][1], _FLOOR)) for _, d in o.dists if d)
+            for o in observation.objects)
+
+    def log_likelihood(self, view: View) -> float:
+        by_group: dict[tuple[str, str], list[Expected]] = defaultdict(list)
+        for exp in view:
+            if self.zones_seen and exp.zone not in self.zones_seen:
+                continue
+            by_group[(exp.kind, exp.zone)].append(exp)
+        total = 0.0
+        for key, expected in by_group.items():
+            total += self._group(key, tuple(expected))
+        for kind, zone in self.groups:
+            if (kind, zone) not in by_group and zone is not None:
+                total += self._group((kind, zone), ())
+        loose = [o for (k, z), objs in self.groups.items() if z is None for o in objs]
+        if loose:  # objects outside every zone: only extra evidence, never a match
+            total += sum(_unmatched_obs(o) for o in loose)
+        return total
+
+    def _group(self, key: tuple[str, str], expected: tuple[Expected, ...]) -> float:
+        ck = (key, expected)
+        if ck not in self.cache:
+            self.cache[ck] = _assign(self.groups.get(key, []), expected, self.params.miss)
+        return self.cache[ck]
+
+
+# --- the decision --------------------------------------------------------------------------
+@dataclass
+class _Scored:
+    actions: tuple[Any, ...]
+    log_prior: float
+    log_likelihood: float
+    error: Any
+    state: Any  # state after the actions, when all were legal
+
+
+def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_prior: float,
+            fitter: _Fitter, params: Params) -> list[_Scored]:
+    """Score every candidate action from ``state`` after the legal actions ``prefix``."""
+    cands: list[Candidate[Any]] = list(game.candidates(state))
+    chance = dict(game.chance_outcomes(state))
+    decisions = sum(1 for c in cands if c.legal and not c.action.is_chance) + (1 if chance else 0)
+    decisions = max(decisions, 1)
+    out = []
+    for cand in cands:
+        if cand.legal:
+            p = 1.0 / decisions
+            if cand.action.is_chance:
+                p *= chance.get(cand.action, 0.0)
+            after, _ = game.apply(state, cand.action)
+            view = game.expected_view(after)
+        else:
+            p = params.illegal_prior / decisions
+            after = None
+            view = game.view_after(state, cand.action)
+        if p <= 0:
+            continue
+        out.append(_Scored(prefix + (cand.action,), log_prior + math.log(p),
+                           fitter.log_likelihood(view), cand.error, after))
+    return out
+
+
+def reconcile(game: Game[Any, Any], state: State, observation: Observation,
+              params: Params = Params()) -> Resolution:
+    """Explain ``observation`` from ``state``: see the module docstring."""
+    fitter = _Fitter(observation, params)
+    return decide(_explain(game, state, observation, fitter, params), params, fitter.saturated)
+
+
+def explain(game: Game[Any, Any], state: State, observation: Observation,
+            params: Params = Params()) -> list[Explanation]:
+    """Every scored explanation, best first, with posteriors that sum to 1."""
+    return _explain(game, state, observation, _Fitter(observation, params), params)
+
+
+def _explain(game: Game[Any, Any], state: State, observation: Observation, fitter: _Fitter,
+             params: Params) -> list[Explanation]:
+    p_same = {None: 0.3, True: 0.02, False: 0.9}[observation.moved]
+    scored = [_Scored((), math.log(p_same), fitter.log_likelihood(game.expected_view(state)),
+                      None, state)]
+    if game.outcome(state) is None:
+        first = _expand(game, state, (), math.log(1 - p_same), fitter, params)
+        scored += first
+        if params.depth >= 2:
+            # Extend the best legal chance outcomes (a roll whose follow-up move happened
+            # before the table was seen still) by one more action.
+            rolls = sorted((s for s in first if s.error is None and s.actions[-1].is_chance
+                            and game.outcome(s.state) is None),
+                           key=lambda s: s.log_likelihood + s.log_prior, reverse=True)
+            for s in rolls[: params.beam]:
+                scored += _expand(game, s.state, s.actions, s.log_prior, fitter, params)
+    return _posteriors(scored)
+
+
+def _posteriors(scored: Iterable[_Scored]) -> list[Explanation]:
+    items = list(scored)
+    logs = [s.log_prior + s.log_likelihood for s in items]
+    top = max(logs)
+    weights = [math.exp(v - top) for v in logs]
+    z = sum(weights)
+    out = [Explanation(s.actions, w / z, s.log_likelihood, s.error)
+           for s, w in zip(items, weights, strict=True)]
+    out.sort(key=lambda e: -e.posterior)
+    return out
+
+
+def decide(explanations: Sequence[Explanation], params: Params,
+           saturated: float) -> Resolution:
+    best = explanations[0]
+    # Best explanation fits far worse than the reader's own reading: something happened
+    # that no modelled move explains.
+    if best.log_likelihood < saturated - params.unexplained_log_ratio:
+        return Violation(UNEXPLAINED, f"best explanation ({best.text()}) does not fit what "
+                         "is seen", best.actions, best.posterior)
+    if best.posterior >= params.accept:
+        if not best.legal:
+            return Violation(best.error.rule, best.error.detail, best.actions, best.posterior)
+        if not best.actions:
+            return NoChange(best.posterior)
+        return Accepted(best.actions, best.posterior)
+    keep = tuple(e for e in explanations[:6] if e.posterior >= params.ambiguous_keep)
+    return Ambiguous(keep or (best,))
