@@ -31,12 +31,12 @@ from engine.reconcile import (  # noqa: E402
     Violation,
     reconcile,
 )
-from engine.registry import games, get_game  # noqa: E402
+from engine.registry import all_games, get_game  # noqa: E402
 
 __all__ = [
     "Accepted", "Ambiguous", "AmbiguousObservationError", "EngineError", "Event", "Expected",
     "Game", "GameInfo", "IllegalActionError", "InvalidActionError", "InvalidOptionError",
     "InvalidStateError", "Match", "NoChange", "Observation", "Observed", "Option", "Outcome",
-    "Resolution", "Rule", "Score", "UnknownGameError", "View", "Violation", "games",
-    "get_game", "reconcile",
+    "Resolution", "Rule", "Score", "UnknownGameError", "View", "Violation",
+    "all_games", "get_game", "reconcile",
 ]

@@ -14,7 +14,13 @@ from typing import Any
 
 import engine
 from engine.core import Event, Game
-from engine.errors import EngineError, IllegalActionError, InvalidStateError, Rule
+from engine.errors import (
+    EngineError,
+    IllegalActionError,
+    InvalidStateError,
+    Rule,
+    UnknownGameError,
+)
 from engine.registry import get_game
 
 RECORD_FORMAT = "dicetable-match/1"
@@ -140,6 +146,9 @@ class Match:
                                     f"{RECORD_FORMAT!r})")
         try:
             game = get_game(str(data["game"]))
+        except (KeyError, UnknownGameError) as exc:
+            raise InvalidStateError(f"match record: {exc}") from None
+        try:
             match = cls.__new__(cls)
             match.game = game
             match.initial = game.state_from_dict(data["initial_state"])

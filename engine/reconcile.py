@@ -205,13 +205,17 @@ class _Fitter:
         self.params = params
         self.zones_seen = observation.zones_seen
         self.groups: dict[tuple[str, str | None], list[Observed]] = defaultdict(list)
-        for obj in observation.objects:
+        # Zones out of view are left out on both sides: what lies there is neither seen nor
+        # expected to be.
+        objects = [o for o in observation.objects
+                   if not self.zones_seen or o.zone is None or o.zone in self.zones_seen]
+        for obj in objects:
             self.groups[(obj.kind, obj.zone)].append(obj)
         self.cache: dict[tuple[tuple[str, str], tuple[Expected, ...]], float] = {}
         self.saturated = sum(
             math.log(max(o.confidence, _FLOOR))
             + sum(math.log(max(d[0][1], _FLOOR)) for _, d in o.dists if d)
-            for o in observation.objects)
+            for o in objects)
 
     def log_likelihood(self, view: View) -> float:
         by_group: dict[tuple[str, str], list[Expected]] = defaultdict(list)

@@ -36,7 +36,7 @@ def get_game(name: str) -> Game[Any, Any]:
         known = ", ".join(sorted(_GAMES))
         raise UnknownGameError(f"unknown game {name!r} (known: {known})") from None
 
-def games() -> list[Game[Any, Any]]:
+def all_games() -> list[Game[Any, Any]]:
     """Every registered game, by name."""
     _load()
     return [_GAMES[n] for n in sorted(_GAMES)]

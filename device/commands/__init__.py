@@ -11,6 +11,7 @@ COMMANDS: tuple[str, ...] = (
     "games",
     "solve",
     "replay",
+    "playout",
     "read",
     "eval",
     "bench",

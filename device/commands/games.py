@@ -1,0 +1,39 @@
+"""`dicetable games`: the games this version knows, with their options."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from engine import all_games
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("games", help="list the games and their options",
+                       description="List the games, their player counts and named options "
+                                   "(with default and provenance).")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    listing = [{
+        "name": g.info.name, "title": g.info.title, "aliases": list(g.info.aliases),
+        "players": [g.info.min_players, g.info.max_players],
+        "rules_source": g.info.rules_source,
+        "rules": len(g.rules),
+        "options": [{"name": o.name, "default": o.default,
+                     "choices": list(o.choices) if o.choices else None,
+                     "provenance": o.provenance, "doc": o.doc} for o in g.info.options],
+    } for g in all_games()]
+    if args.json:
+        print(json.dumps(listing, ensure_ascii=False, indent=1))
+        return 0
+    for g in listing:
+        lo, hi = g["players"]
+        print(f"{g['name']:<14} {g['title']} ({lo}-{hi} players, {g['rules']} rules)")
+        for o in g["options"]:
+            setting = f"{o['name']}={o['default']}"
+            print(f"  {setting:<32} [{o['provenance']}]")
+    return 0

@@ -1,0 +1,128 @@
+"""reconcile on hand-made observations of IceDice tables."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine import Accepted, Ambiguous, NoChange, Observation, Violation, get_game, reconcile
+from engine.observation import Observed, observe_view
+
+GAME = get_game("icedice")
+
+
+def state_after(*texts: str):  # type: ignore[no-untyped-def]
+    return GAME.play(GAME.new_state(2), list(texts))
+
+
+def seen(state, **overrides) -> Observation:  # type: ignore[no-untyped-def]
+    """A perfect observation of ``state``'s table, with attribute overrides by object."""
+    view = GAME.expected_view(state)
+    return observe_view(view, overrides=overrides.get("by_index"))
+
+
+def index_of(view, kind: str, zone: str, **attrs: str) -> int:  # type: ignore[no-untyped-def]
+    for i, exp in enumerate(view):
+        if exp.kind == kind and exp.zone == zone and all(
+                exp.attr(k) == v for k, v in attrs.items()):
+            return i
+    raise LookupError((kind, zone, attrs))
+
+
+def test_unchanged_table_is_no_change() -> None:
+    s = state_after("roll red S", "take red S")
+    res = reconcile(GAME, s, seen(s))
+    assert isinstance(res, NoChange) and res.confidence > 0.9
+
+
+def test_a_roll_is_accepted() -> None:
+    s = state_after("roll red S", "take red S")
+    after = GAME.play(s, ["roll blue SM"])
+    res = reconcile(GAME, s, seen(after))
+    assert isinstance(res, Accepted) and [a.to_str() for a in res.actions] == ["roll blue SM"]
+
+
+def test_roll_and_take_seen_together() -> None:
+    s = state_after("roll red S", "take red S")
+    after = GAME.play(s, ["roll blue SM", "take blue M"])
+    res = reconcile(GAME, s, seen(after))
+    assert isinstance(res, Accepted)
+    assert [a.to_str() for a in res.actions] == ["roll blue SM", "take blue M"]
+
+
+def test_uses_probabilities_not_only_the_top_guess() -> None:
+    """A misread that the rules exclude is corrected by the state: the size die reads L
+    (0.6) over M (0.4), but a blue M went to the Counter, which only M allows."""
+    s = state_after("roll red S", "take red S")
+    after = GAME.play(s, ["roll blue M", "take blue M"])
+    view = GAME.expected_view(after)
+    i = index_of(view, "die", "rolling", type="icedice-size")
+    obs = observe_view(view, overrides={i: {"face": {"L": 0.6, "M": 0.4}}})
+    res = reconcile(GAME, s, obs)
+    assert isinstance(res, Accepted)
+    assert [a.to_str() for a in res.actions] == ["roll blue M", "take blue M"]
+
+
+def test_misread_piece_on_the_counter_is_corrected() -> None:
+    s = state_after("roll red S", "take red S")
+    view = GAME.expected_view(s)
+    i = index_of(view, "piece", "counter")
+    obs = observe_view(view, overrides={i: {"colour": {"yellow": 0.55, "red": 0.45}}})
+    assert isinstance(reconcile(GAME, s, obs), NoChange)
+
+
+def test_confident_illegal_reading_is_a_violation() -> None:
+    """The roll says red M; a blue S is clearly moved from the Bank to the Counter."""
+    s = state_after("roll red M")
+    wrong = GAME.view_after(s, GAME.parse_action("take blue S"))
+    res = reconcile(GAME, s, observe_view(wrong))
+    assert isinstance(res, Violation) and res.rule.id == "icedice.take_rolled"
+    assert "red M" in res.explanation and res.rule.text.startswith("Choose a piece")
+
+
+def test_stealing_a_piece_the_bank_holds_is_a_violation() -> None:
+    s = replace(state_after(), bank=state_after().bank[1:],
+                vaults=(((), (("black", "L"),))))
+    s = GAME.play(s, ["roll black SL"])
+    wrong = GAME.view_after(s, GAME.parse_action("steal black L from P2"))
+    res = reconcile(GAME, s, observe_view(wrong))
+    assert isinstance(res, Violation) and res.rule.id == "icedice.steal_faq"
+
+
+def test_two_close_explanations_are_ambiguous() -> None:
+    """A pair face S/L; the piece on the Counter reads S or L evenly; the Bank is hidden."""
+    s = state_after("roll green SL")
+    after = GAME.play(s, ["take green S"])
+    view = GAME.expected_view(after)
+    i = index_of(view, "piece", "counter")
+    obs = observe_view(view, overrides={i: {"size": {"S": 0.5, "L": 0.5}}})
+    obs = replace(obs, zones_seen=frozenset({"counter", "rolling", "vault:0", "vault:1"}))
+    res = reconcile(GAME, s, obs)
+    assert isinstance(res, Ambiguous)
+    assert {c.text() for c in res.candidates[:2]} == {"take green S", "take green L"}
+    assert all(c.legal for c in res.candidates[:2])
+
+
+def test_what_no_move_explains_is_reported() -> None:
+    """Three pieces appear on the Counter at once: no legal move or known mistake fits."""
+    s = state_after("roll red S", "take red S")
+    bank = list(s.bank)
+    for p in (("blue", "S"), ("green", "M"), ("yellow", "L")):
+        bank.remove(p)
+    crazy = replace(s, bank=tuple(bank),
+                    counter=s.counter + (("blue", "S"), ("green", "M"), ("yellow", "L")))
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(crazy)))
+    assert isinstance(res, Violation) and res.rule.id == "core.unexplained"
+
+
+def test_unknown_zone_objects_do_not_crash() -> None:
+    s = state_after("roll red S")
+    obs = seen(s)
+    obs = replace(obs, objects=obs.objects + (Observed.make("die", None, face="red"),))
+    res = reconcile(GAME, s, obs)
+    assert isinstance(res, (NoChange, Ambiguous, Violation, Accepted))
+
+
+def test_observation_json_round_trip() -> None:
+    s = state_after("roll red S", "take red S")
+    obs = seen(s)
+    assert Observation.from_dict(obs.to_dict()) == obs

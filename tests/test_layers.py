@@ -1,0 +1,65 @@
+"""Dependencies point one way (DESIGN.md): engine imports nothing of ours, vision nothing of
+ours, calibration and models may import vision, device may import everything. And the
+generic top-level names import from this checkout, not from another installed package."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = {"engine", "vision", "calibration", "models", "device"}
+ALLOWED = {
+    "engine": set(),
+    "vision": set(),
+    "calibration": {"vision", "engine"},
+    "models": {"vision"},
+    "device": OURS,
+}
+# engine is pure Python: only the standard library
+STDLIB = set(sys.stdlib_module_names)
+
+
+def imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_imports_point_one_way(package: str) -> None:
+    bad = []
+    for path in (ROOT / package).rglob("*.py"):
+        for name in imports(path) & OURS - {package} - ALLOWED[package]:
+            bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert bad == []
+
+
+def test_engine_uses_only_the_standard_library() -> None:
+    bad = []
+    for path in (ROOT / "engine").rglob("*.py"):
+        for name in imports(path) - STDLIB - {"engine", "__future__"}:
+            bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert bad == []
+
+
+def test_layer_check_can_fail(tmp_path: Path) -> None:
+    bad = tmp_path / "x.py"
+    bad.write_text("import device.cli\nfrom vision import reader\n")
+    assert imports(bad) == {"device", "vision"}
+
+
+@pytest.mark.parametrize("package", sorted(OURS))
+def test_packages_import_from_this_checkout(package: str) -> None:
+    module = importlib.import_module(package)
+    assert module.__file__ is not None
+    assert Path(module.__file__).resolve().is_relative_to(ROOT), module.__file__
