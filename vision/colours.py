@@ -61,49 +61,47 @@ def name_colours(bgr: np.ndarray) -> tuple[str, ...]:
         return ()
     lab = _lab(bgr)
     chroma = np.hypot(lab[:, 1], lab[:, 2])
-    names = []
-    for lab_i, chroma_i in zip(lab, chroma, strict=True):
-        if chroma_i < 14:
-            # Greys: by lightness only; hue is meaningless and light tints would mislead.
-            light = lab_i[0]
-            names.append("white" if light > 70 else ("black" if light < 28 else "grey"))
-            continue
-        d = np.linalg.norm((_REF_LAB - lab_i) * np.array([0.5, 1.0, 1.0]), axis=1)
-        d[~_CHROMATIC] = np.inf
-        names.append(_REF_NAMES[int(np.argmin(d))])
+    d = np.linalg.norm((_REF_LAB[None] - lab[:, None]) * np.array([0.5, 1.0, 1.0]), axis=2)
+    d[:, ~_CHROMATIC] = np.inf
+    nearest = d.argmin(axis=1)
+    # Greys: by lightness only; hue is meaningless and light tints would mislead.
+    grey = np.where(lab[:, 0] > 70, "white", np.where(lab[:, 0] < 28, "black", "grey"))
+    names = [str(grey[i]) if chroma[i] < 14 else _REF_NAMES[nearest[i]] for i in range(len(lab))]
     return tuple(names)
 
 
-def measure_die_colours(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(body BGR, pip BGR) of a die centred in a square BGR crop.
+def measure_die_colours(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(body BGR (N, 3), pip BGR (N, 3)) of dice centred in square BGR crops (N, h, w, 3).
 
-    The centre of the crop is mostly the top face; two-means on its pixels (seeded by the
-    darkest and lightest) separates body from pips without a random start.
+    The centre of a crop is mostly the die's top face; two-means on its pixels, started from
+    the darkest and the lightest pixel (no random start), separates body from pips. The
+    larger cluster is the body. All dice are processed at once.
     """
-    h, w = crop.shape[:2]
-    core = crop[h // 4: h - h // 4, w // 4: w - w // 4].reshape(-1, 3).astype(np.float32)
-    if len(core) < 4:
-        mean = crop.reshape(-1, 3).mean(axis=0)
-        return mean, mean
-    light = core.sum(axis=1)
-    centres = np.stack([core[np.argmin(light)], core[np.argmax(light)]])
-    labels = np.zeros(len(core), np.int64)
-    for _ in range(6):
-        dist = ((core[:, None, :] - centres[None]) ** 2).sum(axis=2)
-        labels = dist.argmin(axis=1)
-        for k in range(2):
-            if np.any(labels == k):
-                centres[k] = core[labels == k].mean(axis=0)
-    counts = np.bincount(labels, minlength=2)
-    body = int(np.argmax(counts))
-    return centres[body], centres[1 - body]
+    crops = np.asarray(crops)
+    n, h, w = crops.shape[:3]
+    # Every other pixel of the central half is plenty for two colours and 4x cheaper.
+    core = crops[:, h // 4: h - h // 4: 2, w // 4: w - w // 4: 2].reshape(n, -1, 3).astype(
+        np.float32)
+    light = core.sum(axis=2)
+    rows = np.arange(n)
+    centres = np.stack([core[rows, light.argmin(axis=1)], core[rows, light.argmax(axis=1)]], 1)
+    labels = np.zeros(core.shape[:2], np.int64)
+    for _ in range(5):
+        dist = ((core[:, :, None, :] - centres[:, None, :, :]) ** 2).sum(axis=3)
+        labels = dist.argmin(axis=2)
+        onehot = np.stack([labels == 0, labels == 1], axis=2).astype(np.float32)  # (n, p, 2)
+        counts = onehot.sum(axis=1)  # (n, 2)
+        sums = np.einsum("npk,npc->nkc", onehot, core)
+        centres = np.where(counts[..., None] > 0, sums / np.maximum(counts[..., None], 1),
+                           centres)
+    counts = np.stack([(labels == 0).sum(axis=1), (labels == 1).sum(axis=1)], axis=1)
+    body = counts.argmax(axis=1)
+    return centres[rows, body], centres[rows, 1 - body]
 
 
-def die_colour_names(crops: list[np.ndarray]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Body and pip colour names for a list of die crops."""
-    if not crops:
+def die_colour_names(crops: np.ndarray) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Body and pip colour names for die crops (N, h, w, 3)."""
+    if len(crops) == 0:
         return (), ()
-    pairs = [measure_die_colours(c) for c in crops]
-    body = name_colours(np.array([p[0] for p in pairs]))
-    pip = name_colours(np.array([p[1] for p in pairs]))
-    return body, pip
+    body, pip = measure_die_colours(crops)
+    return name_colours(body), name_colours(pip)

@@ -1,0 +1,59 @@
+"""`dicetable eval DIR [--split S] [--json]`: accuracy of the reader on labelled photos."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from device.commands.read import make_reader
+from device.errors import UserError
+from vision.evaluate import DatasetError, evaluate, list_dataset
+from vision.imageio import ImageError
+
+logger = logging.getLogger(__name__)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "eval", help="accuracy on YOLO-labelled photos",
+        description="Read every photo of DIR (images/ + labels/, YOLO txt, pip = class + 1) "
+                    "and score the reader; --split picks rows of DIR/manifest.csv by its "
+                    "split_in_source column.")
+    p.add_argument("dataset", metavar="DIR", type=Path)
+    p.add_argument("--split", help="only images whose split_in_source is this (e.g. test)")
+    p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    p.set_defaults(func=run)
+
+
+def _progress(items: Iterable) -> Iterable:
+    if not sys.stderr.isatty():
+        return items
+    try:
+        from tqdm import tqdm
+    except ImportError:  # tqdm is optional at run time
+        return items
+    return tqdm(items, desc="eval", unit="image", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        items = list_dataset(args.dataset, args.split)
+    except DatasetError as exc:
+        raise UserError(str(exc)) from None
+    if not items:
+        raise UserError(f"no images in {args.dataset / 'images'}")
+    reader = make_reader()
+    try:
+        metrics = evaluate(items, reader.read, progress=_progress)
+    except ImageError as exc:
+        raise UserError(f"a dataset image cannot be read: {exc}", exit_status=1) from None
+    if args.json:
+        print(json.dumps(metrics, indent=2))
+    else:
+        for key, value in metrics.items():
+            print(f"{key:16s} {value:.4f}" if isinstance(value, float) else f"{key:16s} {value}")
+    return 0

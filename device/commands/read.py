@@ -1,0 +1,116 @@
+"""`dicetable read IMAGE... [--json] [--annotate OUT_DIR]`: dice in photos, no calibration.
+
+Each image is read independently: a bad file gets its own error message and the others are
+still read; the exit status is 1 when any image failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+
+from device.errors import UserError
+from vision.annotate import annotate
+from vision.detections import Detections
+from vision.imageio import ImageError, load_image
+from vision.onnx_models import ModelNotFoundError
+
+if TYPE_CHECKING:  # onnxruntime loads only for commands that read dice
+    from vision.reader import DiceReader
+
+logger = logging.getLogger(__name__)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "read", help="dice in photos, no calibration needed",
+        description="Find every die in each photo and read its face and colours.")
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photo file(s)")
+    p.add_argument("--json", action="store_true", help="one JSON list on stdout")
+    p.add_argument("--annotate", metavar="OUT_DIR", type=Path,
+                   help="also write a copy of each photo with the dice drawn on it")
+    p.set_defaults(func=run)
+
+
+def dice_json(det: Detections) -> list[dict]:
+    """Detections -> the `read --json` dice objects (pixels of the original image)."""
+    out = []
+    for i in range(len(det)):
+        x0, y0, x1, y1 = (round(float(v), 1) for v in det.xyxy[i])
+        value = int(det.value[i])
+        out.append({
+            "box": [x0, y0, x1, y1],
+            "center": [round((x0 + x1) / 2, 1), round((y0 + y1) / 2, 1)],
+            "value": value if value else None,
+            "probability": round(float(det.value_probability[i]), 4),
+            "symbol": bool(det.symbol[i]),
+            "body_colour": det.body_colour[i],
+            "pip_colour": det.pip_colour[i],
+        })
+    return out
+
+
+def make_reader() -> DiceReader:
+    """The dice reader with the shipped models; a missing model is a one-line error."""
+    from vision.reader import DiceReader
+
+    try:
+        return DiceReader()
+    except ModelNotFoundError as exc:
+        raise UserError(str(exc), exit_status=1) from None
+
+
+def read_one(reader: DiceReader, path: str, annotate_dir: Path | None) -> dict:
+    """The `read --json` object of one image; a bad file fills in `error`."""
+    result: dict = {"image": path, "width": None, "height": None, "error": None, "dice": []}
+    try:
+        img = load_image(path)
+    except ImageError as exc:
+        result["error"] = str(exc)
+        return result
+    result["height"], result["width"] = (int(v) for v in img.shape[:2])
+    det = reader.read(img)
+    result["dice"] = dice_json(det)
+    if annotate_dir is not None:
+        target = annotate_dir / (Path(path).stem + ".annotated.jpg")
+        if not cv2.imwrite(str(target), annotate(img, det)):
+            result["error"] = f"could not write {target}"
+    return result
+
+
+def _text(result: dict) -> str:
+    if result["error"]:
+        return f"{result['image']}: error: {result['error']}"
+    dice = result["dice"]
+    parts = [("?" if d["value"] is None else str(d["value"])) + ("*" if d["symbol"] else "")
+             + f" ({d['body_colour']}/{d['pip_colour']}, p={d['probability']:.2f})" for d in dice]
+    total = sum(d["value"] or 0 for d in dice)
+    return (f"{result['image']}: {len(dice)} dice, total {total}"
+            + (": " + ", ".join(parts) if parts else ""))
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.annotate is not None:
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create {args.annotate}: {exc.strerror or exc}") from None
+    reader = make_reader()
+    results = []
+    for path in args.images:
+        result = read_one(reader, path, args.annotate)
+        results.append(result)
+        if result["error"]:
+            print(f"dicetable: {path}: {result['error']}", file=sys.stderr)
+        if not args.json:
+            print(_text(result))
+    if args.json:
+        json.dump(results, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return 1 if any(r["error"] for r in results) else 0

@@ -1,0 +1,146 @@
+"""Training data: synthetic scenes from ``vision.scenes`` plus the real-dice train split.
+
+Each scene gives one detector sample (the image exactly as the detector's preprocess makes
+it, with boxes in those pixels) and classifier crops cut by the runtime's own ``crop_dice``
+around jittered truth boxes (the detector is never pixel-perfect), plus "not a die" crops
+from places with no die. Real photos are used only when their split is ``train``.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import os
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from vision.classifier import NOT_A_DIE, crop_dice
+from vision.detector import preprocess_image
+from vision.scenes import random_render
+
+logger = logging.getLogger(__name__)
+
+SIZES = ((640, 640), (640, 480), (480, 640), (800, 600), (512, 512))
+
+
+@dataclass
+class Samples:
+    det_images: list[np.ndarray] = field(default_factory=list)
+    det_boxes: list[np.ndarray] = field(default_factory=list)
+    crops: list[np.ndarray] = field(default_factory=list)
+    labels: list[int] = field(default_factory=list)
+
+    def extend(self, other: Samples) -> None:
+        self.det_images += other.det_images
+        self.det_boxes += other.det_boxes
+        self.crops += other.crops
+        self.labels += other.labels
+
+
+def jitter_boxes(boxes: np.ndarray, rng: np.random.Generator, amount: float = 0.1
+                 ) -> np.ndarray:
+    """Shift and rescale boxes the way an imperfect detector would."""
+    wh = boxes[:, 2:] - boxes[:, :2]
+    c = (boxes[:, :2] + boxes[:, 2:]) / 2 + rng.normal(0, amount, (len(boxes), 2)) * wh
+    wh = wh * np.exp(rng.normal(0, amount, (len(boxes), 2)))
+    return np.concatenate([c - wh / 2, c + wh / 2], axis=1)
+
+
+def background_boxes(image_shape: tuple[int, ...], boxes: np.ndarray, n: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """Die-sized boxes whose centres are not inside any die (for the 'not a die' class)."""
+    h, w = image_shape[:2]
+    med = float(np.median(boxes[:, 2:] - boxes[:, :2])) if len(boxes) else 40.0
+    out = []
+    for _ in range(n * 10):
+        if len(out) >= n:
+            break
+        s = med * rng.uniform(0.6, 1.6)
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        if len(boxes):
+            # Centre well away from every die: a crop half on a die is still "a die".
+            inside = (np.abs(cx - (boxes[:, 0] + boxes[:, 2]) / 2) < (boxes[:, 2] - boxes[:, 0])
+                      * 0.75) & (np.abs(cy - (boxes[:, 1] + boxes[:, 3]) / 2) <
+                                 (boxes[:, 3] - boxes[:, 1]) * 0.75)
+            if inside.any():
+                continue
+        out.append([cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2])
+    return np.array(out, np.float64).reshape(-1, 4)
+
+
+def samples_from_image(image: np.ndarray, boxes: np.ndarray, classes: np.ndarray,
+                       rng: np.random.Generator, crops_per_die: int, bg_per_image: int
+                       ) -> Samples:
+    s = Samples()
+    small, lb = preprocess_image(image)
+    s.det_images.append(small)
+    s.det_boxes.append((boxes * lb.scale).astype(np.float32))
+    for _ in range(crops_per_die):
+        jb = jitter_boxes(boxes, rng)
+        s.crops += list(crop_dice(image, jb))
+        s.labels += [int(c) for c in classes]
+    bg = background_boxes(image.shape, boxes, bg_per_image, rng)
+    if len(bg):
+        s.crops += list(crop_dice(image, bg))
+        s.labels += [NOT_A_DIE] * len(bg)
+    return s
+
+
+def _synthetic_one(seed: int) -> Samples:
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    w, h = SIZES[int(rng.integers(len(SIZES)))]
+    die_px = (14, 60) if rng.random() < 0.7 else (30, 130)
+    _, r = random_render(rng, width=w, height=h, die_px=die_px, n_dice=(1, 30))
+    return samples_from_image(r.image, r.boxes.astype(np.float64), r.face_class, rng, 2, 4)
+
+
+def synthetic(n_scenes: int, seed: int, workers: int = 2) -> Samples:
+    """Samples from ``n_scenes`` random scenes; scene i uses seed (seed, i)."""
+    seeds = [int(np.random.SeedSequence([seed, i]).generate_state(1)[0]) for i in range(n_scenes)]
+    out = Samples()
+    with Pool(workers) as pool:
+        for s in tqdm(pool.imap(_synthetic_one, seeds, chunksize=8), total=n_scenes,
+                      desc="synthetic scenes", unit="scene"):
+            out.extend(s)
+    return out
+
+
+def shared_dir() -> Path:
+    """The shared third-party data folder (env DICETABLE_SHARED, else ../shared)."""
+    env = os.environ.get("DICETABLE_SHARED")
+    return Path(env) if env else Path(__file__).resolve().parents[3] / "shared"
+
+
+def real_images(split: str, root: Path | None = None
+                ) -> list[tuple[Path, np.ndarray, np.ndarray]]:
+    """(image path, boxes xyxy pixels, classes) of the real-dice photos of one split."""
+    root = root or shared_dir() / "data" / "real-dice"
+    with open(root / "manifest.csv", newline="") as f:
+        names = sorted({r["image"] for r in csv.DictReader(f) if r["split_in_source"] == split})
+    out = []
+    for name in names:
+        img = cv2.imread(str(root / "images" / name), cv2.IMREAD_COLOR)
+        h, w = img.shape[:2]
+        rows = np.loadtxt(root / "labels" / (Path(name).stem + ".txt"), ndmin=2)
+        c, x, y, bw, bh = rows.T
+        boxes = np.stack([(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w,
+                          (y + bh / 2) * h], axis=1)
+        out.append((root / "images" / name, boxes, c.astype(np.int64)))
+    return out
+
+
+def real_train(seed: int, crops_per_die: int = 6) -> Samples:
+    """Samples from the real-dice train split (an honest symbol/1 label stays a 1)."""
+    rng = np.random.default_rng(seed)
+    out = Samples()
+    for path, boxes, classes in tqdm(real_images("train"), desc="real train photos",
+                                     unit="photo"):
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        out.extend(samples_from_image(img, boxes, classes, rng, crops_per_die, 8))
+    return out

@@ -1,0 +1,51 @@
+"""ONNX export of the trained networks (legacy TorchScript exporter, opset 17, dynamic sizes)."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+
+import onnx
+import torch
+from torch import nn
+
+from models.training.nets import DetectorExport, DiceDetector, FaceClassifier
+
+logger = logging.getLogger(__name__)
+
+
+class _Tempered(nn.Module):
+    """Logits divided by the fitted temperature, so softmax gives calibrated probabilities."""
+
+    def __init__(self, net: FaceClassifier, temperature: float) -> None:
+        super().__init__()
+        self.net = net
+        self.register_buffer("inv_t", torch.tensor(1.0 / temperature))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x) * self.inv_t
+
+
+def _export(module: nn.Module, example: torch.Tensor, path: Path, inputs: list[str],
+            outputs: list[str], dynamic: dict) -> None:
+    module.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, example, str(path), input_names=inputs, output_names=outputs,
+                          dynamic_axes=dynamic, opset_version=17, dynamo=False)
+    model = onnx.load(str(path))
+    onnx.checker.check_model(model)
+    logger.info("wrote %s (%d bytes)", path, path.stat().st_size)
+
+
+def export_classifier(net: FaceClassifier, temperature: float, path: Path) -> None:
+    _export(_Tempered(net, temperature), torch.zeros(1, 3, 32, 32), path, ["crops"],
+            ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
+
+
+def export_detector(net: DiceDetector, path: Path) -> None:
+    _export(DetectorExport(net), torch.zeros(1, 3, 256, 256), path, ["image"],
+            ["heat", "peak", "geom"],
+            {"image": {0: "n", 2: "h", 3: "w"}, "heat": {0: "n", 2: "gh", 3: "gw"},
+             "peak": {0: "n", 2: "gh", 3: "gw"}, "geom": {0: "n", 2: "gh", 3: "gw"}})

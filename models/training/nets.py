@@ -1,0 +1,83 @@
+"""The two small networks: a CenterNet-style dice detector and a die-face classifier.
+
+Both are plain conv/BN/ReLU stacks so onnxruntime runs them fast on one ARM or x86 core.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def _cbr(cin: int, cout: int, stride: int = 1, dilation: int = 1, groups: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, groups=groups,
+                  bias=False),
+        nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+def _dw(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    """Depthwise-separable 3x3: most of the quality of a full conv at a fraction of the cost."""
+    return nn.Sequential(
+        _cbr(cin, cin, stride, dilation, groups=cin),
+        nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class DiceDetector(nn.Module):
+    """Image (B, 3, H, W) in [0, 1] -> heat (B, 1, H/4, W/4) logits, size and offset maps.
+
+    Output channels: 0 centre heat logit, 1-2 log box width/height in units of 4 px,
+    3-4 sub-cell offset of the centre in [0, 1).
+    """
+
+    def __init__(self, width: int = 24) -> None:
+        super().__init__()
+        w = width
+        self.stem = nn.Sequential(_cbr(3, 16, 2), _cbr(16, w, 2), _dw(w, w))       # 1/4
+        self.down8 = nn.Sequential(_cbr(w, 2 * w, 2), _dw(2 * w, 2 * w))             # 1/8
+        self.down16 = nn.Sequential(_cbr(2 * w, 4 * w, 2), _dw(4 * w, 4 * w, dilation=2),
+                                    _dw(4 * w, 4 * w, dilation=4))                    # 1/16
+        self.lat8 = nn.Conv2d(4 * w, 2 * w, 1)
+        self.lat4 = nn.Conv2d(2 * w, w, 1)
+        self.head = nn.Sequential(_dw(w, w), nn.Conv2d(w, 5, 1))
+        self.head[-1].bias.data[0] = -4.0  # most cells are background: start with low heat
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f4 = self.stem(x)
+        f8 = self.down8(f4)
+        f16 = self.down16(f8)
+        u8 = F.relu(f8 + F.interpolate(self.lat8(f16), size=f8.shape[2:], mode="nearest"))
+        u4 = F.relu(f4 + F.interpolate(self.lat4(u8), size=f4.shape[2:], mode="nearest"))
+        return self.head(u4)
+
+
+class DetectorExport(nn.Module):
+    """What ships: sigmoid heat, its 3x3 max (for peak picking), size and offset."""
+
+    def __init__(self, net: DiceDetector) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        out = self.net(x)
+        heat = torch.sigmoid(out[:, :1])
+        peak = F.max_pool2d(heat, 3, 1, 1)
+        return heat, peak, out[:, 1:]
+
+
+class FaceClassifier(nn.Module):
+    """Crop (B, 3, 32, 32) in [0, 1] -> logits over the face classes (+ 'not a die')."""
+
+    def __init__(self, n_classes: int = 9, width: int = 24) -> None:
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            _cbr(3, w), _cbr(w, w, 2),                # 16x16
+            _cbr(w, 2 * w), _cbr(2 * w, 2 * w, 2),    # 8x8
+            _cbr(2 * w, 3 * w), _cbr(3 * w, 3 * w, 2),  # 4x4
+        )
+        self.fc = nn.Linear(3 * w * 16, n_classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.flatten(self.features(x), 1))

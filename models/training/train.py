@@ -1,0 +1,144 @@
+"""Reproduce the shipped dice models with one command (CPU only, a few minutes on 2 cores).
+
+Usage::
+
+    python -m models.training.train [--seed 0] [--scenes 3000] [--det-steps 2000]
+                                    [--cls-epochs 6] [--no-real] [--out models]
+
+Steps: synthetic scenes (+ the real-dice *train* split unless --no-real) -> classifier ->
+temperature on held-out crops -> detector -> ONNX export -> ``dice_reader.json`` (training
+record) and ``SHA256SUMS`` in the output folder. The generated data is cached under
+``runs/cache`` (git-ignored) so a rerun with the same seed skips the rendering.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import pickle
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from models.training.dataset import Samples, real_train, synthetic
+from models.training.export import export_classifier, export_detector
+from models.training.train_classifier import (
+    ece,
+    fit_temperature,
+    logits_of,
+    train_classifier,
+)
+from models.training.train_detector import train_detector
+from vision.classifier import NOT_A_DIE
+from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
+
+logger = logging.getLogger(__name__)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _load_data(args: argparse.Namespace) -> tuple[Samples, Samples]:
+    cache = REPO / "runs" / "cache" / f"data_seed{args.seed}_n{args.scenes}.pkl"
+    if cache.exists():
+        print(f"using cached data {cache}", file=sys.stderr)
+        with open(cache, "rb") as f:
+            return pickle.load(f)
+    syn = synthetic(args.scenes, args.seed)
+    real = real_train(args.seed) if not args.no_real else Samples()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with open(cache, "wb") as f:
+        pickle.dump((syn, real), f, protocol=pickle.HIGHEST_PROTOCOL)
+    return syn, real
+
+
+def _split(n: int, frac: float, rng: np.random.Generator) -> np.ndarray:
+    """Boolean mask of held-out items."""
+    m = np.zeros(n, bool)
+    m[rng.choice(n, int(n * frac), replace=False)] = True
+    return m
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--scenes", type=int, default=3000, help="synthetic scenes to render")
+    ap.add_argument("--det-steps", type=int, default=2000, help="detector training steps")
+    ap.add_argument("--cls-epochs", type=int, default=6, help="classifier epochs")
+    ap.add_argument("--real-share", type=float, default=0.3,
+                    help="share of training draws taken from real train-split photos")
+    ap.add_argument("--no-real", action="store_true", help="synthetic data only")
+    ap.add_argument("--out", type=Path, default=REPO / "models")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    torch.set_num_threads(2)
+    cv2.setNumThreads(1)
+    t0 = time.time()
+    syn, real = _load_data(args)
+    rng = np.random.default_rng(args.seed)
+
+    # Classifier: hold out 5% of synthetic and 10% of real crops for calibration.
+    crops = np.concatenate([np.stack(syn.crops)] + ([np.stack(real.crops)] if real.crops else []))
+    labels = np.array(syn.labels + real.labels, np.int64)
+    is_real = np.array([False] * len(syn.labels) + [True] * len(real.labels))
+    held = _split(len(crops), 0.07, rng)
+    w = np.where(is_real, args.real_share / max(is_real.sum(), 1),
+                 (1 - args.real_share) / max((~is_real).sum(), 1)) if is_real.any() else \
+        np.ones(len(crops))
+    n_classes = NOT_A_DIE + 1
+    print(f"classifier: {int((~held).sum())} train crops ({int((is_real & ~held).sum())} real),"
+          f" {int(held.sum())} held out", file=sys.stderr)
+    cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs, args.seed,
+                           n_classes)
+    val_logits = logits_of(cls, crops[held])
+    temperature = fit_temperature(val_logits, labels[held])
+    p_raw = torch.softmax(val_logits, 1).numpy()
+    p_cal = torch.softmax(val_logits / temperature, 1).numpy()
+    metrics = {
+        "held_out_crops": int(held.sum()),
+        "held_out_accuracy": float((p_raw.argmax(1) == labels[held]).mean()),
+        "held_out_real_accuracy": float((p_raw.argmax(1) == labels[held])[is_real[held]].mean())
+        if (is_real & held).any() else None,
+        "temperature": temperature,
+        "ece_before": ece(p_raw, labels[held]),
+        "ece_after": ece(p_cal, labels[held]),
+    }
+    print(json.dumps(metrics), file=sys.stderr)
+
+    # Detector.
+    det_images = syn.det_images + real.det_images
+    det_boxes = syn.det_boxes + real.det_boxes
+    n_real = len(real.det_images)
+    dw = np.array([(1 - args.real_share) / len(syn.det_images)] * len(syn.det_images)
+                  + [args.real_share / max(n_real, 1)] * n_real)
+    det = train_detector(det_images, det_boxes, dw, args.det_steps, args.seed)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    export_classifier(cls, temperature, args.out / CLASSIFIER_FILE)
+    export_detector(det, args.out / DETECTOR_FILE)
+    record = {
+        "seed": args.seed, "scenes": args.scenes, "det_steps": args.det_steps,
+        "cls_epochs": args.cls_epochs, "real_share": args.real_share,
+        "real_train_photos": n_real, "synthetic_crops": len(syn.labels),
+        "real_crops": len(real.labels), "classifier": metrics,
+        "command": "python -m models.training.train " + " ".join(argv or sys.argv[1:]),
+        "torch": torch.__version__, "minutes": round((time.time() - t0) / 60, 1),
+        "files": {name: _sha256(args.out / name) for name in (DETECTOR_FILE, CLASSIFIER_FILE)},
+    }
+    (args.out / "dice_reader.json").write_text(json.dumps(record, indent=2) + "\n")
+    (args.out / "SHA256SUMS").write_text(
+        "".join(f"{h}  {n}\n" for n, h in sorted(record["files"].items())))
+    print(json.dumps(record, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,121 @@
+"""Training of the die-face classifier and its temperature (calibration).
+
+Crops are uint8 32x32 BGR from ``dataset``; augmentation is done per batch in torch:
+dihedral flips/rotations (a face's value does not change under them), colour-channel
+shuffles and inversion (a new body/pip colour pair), brightness/contrast, blur and noise.
+The temperature is fitted on held-out crops by minimising the NLL (Guo et al. 2017) and
+the expected calibration error (ECE, 15 bins) is reported before and after.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+from tqdm import tqdm
+
+from models.training.nets import FaceClassifier
+
+logger = logging.getLogger(__name__)
+
+
+def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """x: (B, 3, H, W) float in [0, 1] -> augmented copy."""
+    b = x.shape[0]
+    k = int(torch.randint(0, 4, (1,), generator=gen))
+    x = torch.rot90(x, k, dims=(2, 3))
+    if torch.rand(1, generator=gen) < 0.5:
+        x = x.flip(3)
+    perm = torch.stack([torch.randperm(3, generator=gen) for _ in range(b)])
+    x = torch.gather(x, 1, perm[:, :, None, None].expand_as(x))
+    inv = (torch.rand(b, 1, 1, 1, generator=gen) < 0.15).float()
+    x = x * (1 - inv) + (1 - x) * inv
+    gain = torch.empty(b, 1, 1, 1).uniform_(0.6, 1.4, generator=gen)
+    bias = torch.empty(b, 1, 1, 1).uniform_(-0.15, 0.15, generator=gen)
+    x = x * gain + bias
+    blur = torch.rand(b, 1, 1, 1, generator=gen) < 0.25
+    if blur.any():
+        soft = F.avg_pool2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), 3, 1)
+        x = torch.where(blur, 0.5 * x + 0.5 * soft, x)
+    x = x + torch.randn(x.shape, generator=gen) * torch.empty(b, 1, 1, 1).uniform_(
+        0, 0.04, generator=gen)
+    return x.clamp(0, 1)
+
+
+def _to_tensor(crops: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255.0
+
+
+def logits_of(net: torch.nn.Module, crops: np.ndarray, batch: int = 1024) -> torch.Tensor:
+    net.eval()
+    with torch.no_grad():
+        return torch.cat([net(_to_tensor(crops[i:i + batch]))
+                          for i in range(0, len(crops), batch)])
+
+
+def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray, epochs: int,
+                     seed: int, n_classes: int, batch: int = 256, width: int = 24
+                     ) -> FaceClassifier:
+    """Train on uint8 crops (N, 32, 32, 3); ``weights`` set how often each crop is drawn."""
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = FaceClassifier(n_classes=n_classes, width=width)
+    steps_per_epoch = len(crops) // batch
+    total = epochs * steps_per_epoch
+    opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=total,
+                                                pct_start=0.15)
+    p = weights / weights.sum()
+    y_all = torch.from_numpy(labels.astype(np.int64))
+    bar = tqdm(range(total), desc="classifier", unit="step")
+    net.train()
+    correct = seen = 0
+    for step in bar:
+        idx = rng.choice(len(crops), batch, p=p)
+        x = augment(_to_tensor(crops[idx]), gen)
+        y = y_all[idx]
+        out = net(x)
+        loss = F.cross_entropy(out, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        correct += int((out.argmax(1) == y).sum())
+        seen += batch
+        if step % 50 == 0:
+            bar.set_postfix(loss=f"{loss.item():.3f}", acc=f"{correct / seen:.3f}")
+            correct = seen = 0
+    net.eval()
+    return net
+
+
+def ece(probs: np.ndarray, labels: np.ndarray, bins: int = 15) -> float:
+    """Expected calibration error of the top-1 probability."""
+    conf = probs.max(axis=1)
+    right = probs.argmax(axis=1) == labels
+    edges = np.linspace(0, 1, bins + 1)
+    total = 0.0
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        m = (conf > lo) & (conf <= hi)
+        if m.any():
+            total += m.mean() * abs(right[m].mean() - conf[m].mean())
+    return float(total)
+
+
+def fit_temperature(logits: torch.Tensor, labels: np.ndarray) -> float:
+    """Temperature T minimising the NLL of softmax(logits / T) on held-out data."""
+    y = torch.from_numpy(labels.astype(np.int64))
+    log_t = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.LBFGS([log_t], lr=0.1, max_iter=200)
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = F.cross_entropy(logits / log_t.exp(), y)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return float(log_t.exp())

@@ -1,0 +1,136 @@
+"""Training of the CenterNet-style dice detector (see ``nets.DiceDetector``).
+
+Samples are images already resized by the runtime's ``preprocess_image``; training takes
+random 256x256 windows at a random extra scale (so other cameras' dice sizes are covered),
+random dihedral flips and colour-channel shuffles, and learns a Gaussian centre heat map
+(focal loss) plus log box size and sub-cell offset at the centre cells (L1).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import cv2
+import numpy as np
+import torch
+from torch.nn import functional as F
+from tqdm import tqdm
+
+from models.training.nets import DiceDetector
+from vision.detector import STRIDE
+
+logger = logging.getLogger(__name__)
+
+WINDOW = 256
+
+
+def make_targets(boxes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Heat (g, g), regression targets (4, g, g) and their mask (g, g) for boxes in window px."""
+    g = size // STRIDE
+    heat = np.zeros((g, g), np.float32)
+    reg = np.zeros((4, g, g), np.float32)
+    mask = np.zeros((g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for x0, y0, x1, y1 in boxes:
+        cx, cy = (x0 + x1) / 2 / STRIDE, (y0 + y1) / 2 / STRIDE
+        if not (0 <= cx < g and 0 <= cy < g):
+            continue
+        w, h = max(x1 - x0, 2.0) / STRIDE, max(y1 - y0, 2.0) / STRIDE
+        sigma = max(0.6, 0.12 * min(w, h))
+        ix, iy = int(cx), int(cy)
+        heat = np.maximum(heat, np.exp(-((xx - ix) ** 2 + (yy - iy) ** 2) / (2 * sigma**2)))
+        reg[:, iy, ix] = (np.log(w), np.log(h), cx - ix, cy - iy)
+        mask[iy, ix] = 1.0
+    return heat, reg, mask
+
+
+def sample_window(img: np.ndarray, boxes: np.ndarray, rng: np.random.Generator
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """A random augmented WINDOW x WINDOW view of one training image and its boxes."""
+    s = float(np.exp(rng.uniform(np.log(0.6), np.log(1.6))))
+    h, w = img.shape[:2]
+    mat = np.array([[s, 0, 0], [0, s, 0]], np.float64)
+    # Prefer windows that contain dice: centre on a random die most of the time.
+    if len(boxes) and rng.random() < 0.8:
+        b = boxes[int(rng.integers(len(boxes)))]
+        cx, cy = (b[0] + b[2]) / 2 * s, (b[1] + b[3]) / 2 * s
+    else:
+        cx, cy = rng.uniform(0, w * s), rng.uniform(0, h * s)
+    ox = cx - WINDOW / 2 + rng.uniform(-WINDOW / 3, WINDOW / 3)
+    oy = cy - WINDOW / 2 + rng.uniform(-WINDOW / 3, WINDOW / 3)
+    mat[:, 2] = (-ox, -oy)
+    border = cv2.BORDER_REFLECT if rng.random() < 0.5 else cv2.BORDER_CONSTANT
+    out = cv2.warpAffine(img, mat, (WINDOW, WINDOW), flags=cv2.INTER_LINEAR, borderMode=border,
+                         borderValue=tuple(int(v) for v in rng.integers(0, 255, 3)))
+    bx = boxes * s - np.array([ox, oy, ox, oy])
+    if border == cv2.BORDER_REFLECT:
+        # Reflected dice outside the image would be unlabelled: blank the outside instead.
+        valid = np.zeros((h, w), np.uint8) + 255
+        vm = cv2.warpAffine(valid, mat, (WINDOW, WINDOW), flags=cv2.INTER_NEAREST,
+                            borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        out[vm == 0] = out[vm > 0].mean(axis=0) if np.any(vm > 0) else 128
+    # Dihedral flips: boxes follow.
+    if rng.random() < 0.5:
+        out = out[:, ::-1]
+        bx = np.stack([WINDOW - bx[:, 2], bx[:, 1], WINDOW - bx[:, 0], bx[:, 3]], 1)
+    if rng.random() < 0.5:
+        out = out[::-1]
+        bx = np.stack([bx[:, 0], WINDOW - bx[:, 3], bx[:, 2], WINDOW - bx[:, 1]], 1)
+    if rng.random() < 0.5:
+        out = out.transpose(1, 0, 2)
+        bx = bx[:, [1, 0, 3, 2]]
+    out = out[..., rng.permutation(3)]
+    out = np.clip(out.astype(np.float32) * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30), 0, 255)
+    return np.ascontiguousarray(out), bx
+
+
+def focal_loss(logit: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss on the centre heat map."""
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = target.eq(1).float()
+    neg = 1 - pos
+    pos_loss = torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = torch.log(1 - p) * p**2 * (1 - target) ** 4 * neg
+    n = pos.sum().clamp(min=1)
+    return -(pos_loss.sum() + neg_loss.sum()) / n
+
+
+def train_detector(images: list[np.ndarray], boxes: list[np.ndarray], weights: np.ndarray,
+                   steps: int, seed: int, batch: int = 24, width: int = 24) -> DiceDetector:
+    """Train from images (uint8 BGR at network scale) with boxes; ``weights`` pick samples."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = DiceDetector(width=width)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps,
+                                                pct_start=0.1)
+    p = weights / weights.sum()
+    net.train()
+    bar = tqdm(range(steps), desc="detector", unit="step")
+    for _ in bar:
+        xs, hs, rs, ms = [], [], [], []
+        for i in rng.choice(len(images), batch, p=p):
+            win, bx = sample_window(images[i], boxes[i], rng)
+            h, r, m = make_targets(bx, WINDOW)
+            xs.append(win)
+            hs.append(h)
+            rs.append(r)
+            ms.append(m)
+        x = torch.from_numpy(np.stack(xs)).permute(0, 3, 1, 2) / 255.0
+        heat_t = torch.from_numpy(np.stack(hs))[:, None]
+        reg_t = torch.from_numpy(np.stack(rs))
+        mask = torch.from_numpy(np.stack(ms))[:, None]
+        out = net(x)
+        l_heat = focal_loss(out[:, :1], heat_t)
+        n = mask.sum().clamp(min=1)
+        l_size = (F.l1_loss(out[:, 1:3], reg_t[:, 0:2], reduction="none") * mask).sum() / n
+        l_off = (F.l1_loss(out[:, 3:5], reg_t[:, 2:4], reduction="none") * mask).sum() / n
+        loss = l_heat + 0.5 * l_size + l_off
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        bar.set_postfix(heat=f"{l_heat.item():.3f}", size=f"{l_size.item():.3f}",
+                        off=f"{l_off.item():.3f}")
+    net.eval()
+    return net

@@ -1,0 +1,88 @@
+"""Die-face classifier: square crops around detected dice -> calibrated face probabilities.
+
+The ONNX network outputs temperature-scaled logits over FACE_NAMES plus one last class,
+"not a die", which lets the reader drop detector false positives. preprocess / infer /
+postprocess are separate so a benchmark can time the network alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detections import NUM_FACE_CLASSES
+from vision.onnx_models import CLASSIFIER_FILE, model_path, open_session
+
+logger = logging.getLogger(__name__)
+
+CROP_PX = 32
+#: The crop is this much larger than the die's box, so a slightly-off box still holds the die.
+CROP_MARGIN = 1.15
+NOT_A_DIE = NUM_FACE_CLASSES  # index of the extra class
+
+
+def crop_dice(image: np.ndarray, xyxy: np.ndarray, size: int = CROP_PX,
+              margin: float = CROP_MARGIN) -> np.ndarray:
+    """(N, size, size, 3) uint8 square crops centred on each box (edges replicated)."""
+    n = len(xyxy)
+    out = np.empty((n, size, size, 3), np.uint8)
+    for i, (x0, y0, x1, y1) in enumerate(np.asarray(xyxy, np.float64)):
+        side = max(x1 - x0, y1 - y0, 2.0) * margin
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        s = size / side
+        mat = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]])
+        # Shrinking a lot with bilinear sampling aliases pips away: pre-blur big dice.
+        src = image
+        if s < 0.5:
+            ix0, iy0 = max(int(cx - side), 0), max(int(cy - side), 0)
+            ix1, iy1 = int(cx + side) + 1, int(cy + side) + 1
+            patch = image[iy0:iy1, ix0:ix1]
+            k = int(1 / s) | 1
+            src = cv2.blur(patch, (k, k))
+            mat[:, 2] += s * np.array([ix0, iy0])
+        out[i] = cv2.warpAffine(src, mat, (size, size), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def crops_to_tensor(crops: np.ndarray) -> np.ndarray:
+    """uint8 (N, h, w, 3) BGR -> float32 NCHW in [0, 1]."""
+    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) * (1 / 255.0)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class FaceClassifier:
+    """Reads the face of each die crop with the shipped ONNX classifier."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else model_path(CLASSIFIER_FILE)
+        self.session = open_session(self.path)
+        self.input_name = self.session.get_inputs()[0].name
+        shape = self.session.get_inputs()[0].shape
+        self.crop_px = int(shape[2]) if isinstance(shape[2], int) else CROP_PX
+
+    def preprocess(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+        return crop_dice(image, xyxy, self.crop_px)
+
+    def infer(self, crops: np.ndarray) -> np.ndarray:
+        """Logits (N, classes) for uint8 crops."""
+        if len(crops) == 0:
+            return np.zeros((0, NUM_FACE_CLASSES + 1), np.float32)
+        return self.session.run(None, {self.input_name: crops_to_tensor(crops)})[0]
+
+    @staticmethod
+    def postprocess(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(face probabilities (N, 8) renormalised without 'not a die', P(not a die) (N,))."""
+        probs = softmax(logits.astype(np.float64))
+        not_die = probs[:, NOT_A_DIE] if probs.shape[1] > NOT_A_DIE else np.zeros(len(probs))
+        faces = probs[:, :NUM_FACE_CLASSES]
+        faces = faces / np.maximum(faces.sum(axis=1, keepdims=True), 1e-12)
+        return faces.astype(np.float32), not_die.astype(np.float32)

@@ -1,0 +1,113 @@
+"""Dice detector: a small CenterNet-style ONNX network, as preprocess / infer / postprocess.
+
+The image is resized so its longer side is ``input_long_side`` pixels (dice are then roughly
+10-80 px), padded to a multiple of 16, and the network predicts at 1/4 resolution a centre
+heat map plus box size and sub-cell offset. Peaks of the heat map above a threshold become
+boxes in original-image pixels; a light NMS removes duplicate peaks on large dice.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detections import Detections
+from vision.onnx_models import DETECTOR_FILE, model_path, open_session
+
+logger = logging.getLogger(__name__)
+
+STRIDE = 4
+INPUT_LONG_SIDE = 512
+PAD_MULTIPLE = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Letterbox:
+    """How an image was resized for the network: network px = original px * scale."""
+
+    scale: float
+    width: int
+    height: int
+
+
+def preprocess_image(image: np.ndarray, long_side: int = INPUT_LONG_SIDE
+                     ) -> tuple[np.ndarray, Letterbox]:
+    """BGR uint8 image -> resized, padded uint8 image (h, w, 3) and its Letterbox."""
+    h, w = image.shape[:2]
+    scale = long_side / max(h, w)
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    small = cv2.resize(image, (nw, nh), interpolation=interp)
+    ph = -nh % PAD_MULTIPLE
+    pw = -nw % PAD_MULTIPLE
+    if ph or pw:
+        small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    return small, Letterbox(scale=scale, width=w, height=h)
+
+
+def to_tensor(images: np.ndarray) -> np.ndarray:
+    """uint8 (h, w, 3) or (n, h, w, 3) BGR -> float32 NCHW in [0, 1]."""
+    arr = images[None] if images.ndim == 3 else images
+    return np.ascontiguousarray(arr.transpose(0, 3, 1, 2), dtype=np.float32) * (1 / 255.0)
+
+
+def decode(heat: np.ndarray, peak: np.ndarray, geom: np.ndarray, box: Letterbox,
+           threshold: float, max_dice: int = 300) -> Detections:
+    """Network outputs for one image -> Detections in original pixels."""
+    h2 = heat[0, 0]
+    ys, xs = np.nonzero((h2 >= peak[0, 0]) & (h2 > threshold))
+    if len(ys) == 0:
+        return Detections.empty()
+    conf = h2[ys, xs]
+    order = np.argsort(-conf)[:max_dice]
+    ys, xs, conf = ys[order], xs[order], conf[order]
+    g = geom[0][:, ys, xs]
+    size = np.exp(np.clip(g[0:2], -3, 6)) * STRIDE
+    cx = (xs + g[2]) * STRIDE
+    cy = (ys + g[3]) * STRIDE
+    xyxy = np.stack([cx - size[0] / 2, cy - size[1] / 2, cx + size[0] / 2, cy + size[1] / 2],
+                    axis=1) / box.scale
+    xyxy = np.clip(xyxy, 0, [box.width, box.height, box.width, box.height])
+    keep = _nms(xyxy, conf, 0.45)
+    return Detections(xyxy=xyxy[keep], confidence=np.clip(conf[keep], 0, 1))
+
+
+def _nms(xyxy: np.ndarray, conf: np.ndarray, iou: float) -> np.ndarray:
+    """Indices kept by greedy NMS (boxes sorted by confidence already)."""
+    if len(xyxy) < 2:
+        return np.arange(len(xyxy))
+    wh = xyxy[:, 2:] - xyxy[:, :2]
+    idx = cv2.dnn.NMSBoxes(np.column_stack([xyxy[:, :2], wh]).tolist(), conf.tolist(), 0.0, iou)
+    return np.sort(np.asarray(idx, np.int64).reshape(-1))
+
+
+class DiceDetector:
+    """Finds dice in BGR images with the shipped ONNX detector."""
+
+    def __init__(self, path: str | Path | None = None, threshold: float = 0.3,
+                 long_side: int = INPUT_LONG_SIDE) -> None:
+        self.path = Path(path) if path is not None else model_path(DETECTOR_FILE)
+        self.session = open_session(self.path)
+        self.input_name = self.session.get_inputs()[0].name
+        self.threshold = threshold
+        self.long_side = long_side
+
+    def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, Letterbox]:
+        small, box = preprocess_image(image, self.long_side)
+        return to_tensor(small), box
+
+    def infer(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        heat, peak, geom = self.session.run(None, {self.input_name: tensor})
+        return heat, peak, geom
+
+    def postprocess(self, outputs: tuple[np.ndarray, np.ndarray, np.ndarray], box: Letterbox
+                    ) -> Detections:
+        return decode(*outputs, box=box, threshold=self.threshold)
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        tensor, box = self.preprocess(image)
+        return self.postprocess(self.infer(tensor), box)

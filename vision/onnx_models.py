@@ -1,0 +1,59 @@
+"""Finding and opening the shipped ONNX models with onnxruntime on one thread.
+
+The models live in the top-level ``models`` package directory (installed as package data).
+Its location is found without importing it (``vision`` imports nothing of ours), or taken
+from ``DICETABLE_MODELS_DIR``. Nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
+
+logger = logging.getLogger(__name__)
+
+DETECTOR_FILE = "dice_detector_202611.onnx"
+CLASSIFIER_FILE = "dice_classifier_202611.onnx"
+
+
+class ModelNotFoundError(FileNotFoundError):
+    """A shipped model file is missing (a broken install)."""
+
+
+def models_dir() -> Path:
+    """Directory holding the shipped ONNX files."""
+    env = os.environ.get("DICETABLE_MODELS_DIR")
+    if env:
+        return Path(env)
+    spec = importlib.util.find_spec("models")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parent.parent / "models"
+
+
+def model_path(name: str) -> Path:
+    """Full path of a shipped model file, or ModelNotFoundError saying what to do."""
+    path = models_dir() / name
+    if not path.is_file():
+        raise ModelNotFoundError(
+            f"model file {path} is missing; reinstall dicetable or set DICETABLE_MODELS_DIR "
+            "to the folder holding the .onnx files")
+    return path
+
+
+def open_session(path: str | Path, threads: int = 1) -> ort.InferenceSession:
+    """An onnxruntime CPU session; one thread by default (the Pi budget is one core)."""
+    import onnxruntime as ort  # lazily: `dicetable --help` should not pay for it
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])

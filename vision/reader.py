@@ -1,0 +1,68 @@
+"""The dice reader: detector + face classifier + colour naming, for any photo.
+
+``DiceReader().read(image)`` returns :class:`Detections` in the image's own pixels. The
+classifier's extra "not a die" class removes detector false positives; its calibrated face
+probabilities are kept whole so the rules engine can weigh alternatives.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classifier import FaceClassifier
+from vision.colours import die_colour_names
+from vision.detections import Detections
+from vision.detector import DiceDetector
+
+logger = logging.getLogger(__name__)
+
+#: A detection is dropped when the classifier says "not a die" with at least this probability.
+NOT_A_DIE_DROP = 0.5
+
+
+@dataclass
+class Timings:
+    """Milliseconds spent in each stage of the last read."""
+
+    stages: dict[str, float] = field(default_factory=dict)
+
+    def add(self, name: str, t0: float) -> float:
+        now = time.perf_counter()
+        self.stages[name] = self.stages.get(name, 0.0) + (now - t0) * 1000
+        return now
+
+
+class DiceReader:
+    """Finds and reads every die in a BGR image (no calibration needed)."""
+
+    def __init__(self, detector_path: str | Path | None = None,
+                 classifier_path: str | Path | None = None,
+                 detect_threshold: float = 0.3) -> None:
+        # One core on the Pi: OpenCV's own thread pool would only fight onnxruntime.
+        cv2.setNumThreads(1)
+        self.detector = DiceDetector(detector_path, threshold=detect_threshold)
+        self.classifier = FaceClassifier(classifier_path)
+        self.timings = Timings()
+
+    def read(self, image: np.ndarray) -> Detections:
+        """Dice in a (H, W, 3) uint8 BGR image."""
+        self.timings = Timings()
+        t = time.perf_counter()
+        found = self.detector(image)
+        t = self.timings.add("detect", t)
+        if len(found) == 0:
+            return found
+        crops = self.classifier.preprocess(image, found.xyxy)
+        t = self.timings.add("crop", t)
+        faces, not_die = self.classifier.postprocess(self.classifier.infer(crops))
+        t = self.timings.add("classify", t)
+        keep = not_die < NOT_A_DIE_DROP
+        body, pip = die_colour_names(crops[keep])
+        self.timings.add("colour", t)
+        return found[keep].with_faces(faces[keep], body, pip)
