@@ -1,0 +1,127 @@
+"""Derived facts about a Pyramid Dice state: which cards are uncovered, takeable and
+makeable, what a player may use, and who may strengthen their Ra card. Pure functions."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from engine.games.pyramid_dice.cards import Card, Slot
+from engine.games.pyramid_dice.solver import reachable
+from engine.games.pyramid_dice.state import PyramidState
+
+SOLO_RANKS = ((16, "beginner explorer"), (7, "intermediate explorer"),
+              (4, "advanced explorer"), (1, "veteran explorer"), (0, "professional explorer"))
+
+
+@lru_cache(maxsize=64)
+def card_index(cards: tuple[Card, ...]) -> dict[str, Card]:
+    return {c.id: c for c in cards}
+
+
+@lru_cache(maxsize=64)
+def cover_index(layout: tuple[Slot, ...]) -> dict[str, tuple[str, ...]]:
+    return {s.slot: s.covered_by for s in layout}
+
+
+def card(state: PyramidState, card_id: str) -> Card:
+    return card_index(state.cards)[card_id]
+
+
+def in_slot(state: PyramidState, slot: str) -> str | None:
+    """The card id lying in a pyramid slot, or None."""
+    for s, c in state.pyramid:
+        if s == slot:
+            return c
+    return None
+
+
+def is_uncovered(state: PyramidState, slot: str) -> bool:
+    filled = {s for s, _ in state.pyramid}
+    return not any(c in filled for c in cover_index(state.layout).get(slot, ()))
+
+
+def uncovered(state: PyramidState) -> list[tuple[str, str]]:
+    """(slot, card id) of the pyramid cards no other card hides, in layout order."""
+    filled = {s for s, _ in state.pyramid}
+    covers = cover_index(state.layout)
+    return [(s, c) for s, c in state.pyramid if not any(x in filled for x in covers[s])]
+
+
+def takeable(state: PyramidState) -> list[tuple[str, Card]]:
+    """(target, card) of every card that may be taken: uncovered pyramid cards, then the
+    side area (targets ``side:<id>``)."""
+    out = [(s, card(state, c)) for s, c in uncovered(state)]
+    out += [(f"side:{c}", card(state, c)) for c in state.side]
+    return out
+
+
+def target_card(state: PyramidState, target: str) -> str | None:
+    """The card id a target names, if that card is where the target says."""
+    if target.startswith("side:"):
+        cid = target[5:]
+        return cid if cid in state.side else None
+    return in_slot(state, target)
+
+
+def makeable(state: PyramidState, dice: tuple[int, ...] | None = None) -> dict[int, str]:
+    """Numbers the dice make (value -> expression) under the state's options."""
+    values = state.values if dice is None else dice
+    if len(values) != 3:
+        return {}
+    return reachable(values, whole_steps=bool(state.option("whole_steps")),
+                     negative_steps=bool(state.option("negative_steps")))
+
+
+def can_take(state: PyramidState) -> bool:
+    made = makeable(state)
+    return any(c.number in made for _, c in takeable(state))
+
+
+def hard(state: PyramidState) -> bool:
+    """Hard mode: the option, or solo play (which is always played in hard mode)."""
+    return bool(state.option("hard_mode")) or state.players == 1
+
+
+def may_give_up(state: PyramidState) -> bool:
+    return bool(state.option("may_give_up")) or bool(state.option("snatch"))
+
+
+def held_gods(state: PyramidState, player: int) -> list[Card]:
+    """The face-up god cards in front of ``player`` (their abilities are usable)."""
+    return [c for c in (card(state, i) for i in state.areas[player]) if c.kind == "god"]
+
+
+def ra_max(state: PyramidState, player: int) -> int:
+    return 2 if state.strengthened[player] else int(state.option("ra_rerolls"))
+
+
+def gods_left(state: PyramidState) -> list[str]:
+    """God cards not yet taken: in the pyramid or in the side area."""
+    left = [c for _, c in state.pyramid] + list(state.side)
+    return [c for c in left if card(state, c).kind == "god"]
+
+
+def may_strengthen(state: PyramidState, player: int) -> bool:
+    return (not state.strengthened[player] and not state.got_god[player]
+            and not gods_left(state))
+
+
+def idle_limit(state: PyramidState) -> int:
+    """Idle turns after which the stall rule allows ``end`` (0: never)."""
+    return int(state.option("stall_rounds")) * state.players
+
+
+def solo_rank(cards_left: int) -> str:
+    for floor, name in SOLO_RANKS:
+        if cards_left >= floor:
+            return name
+    return SOLO_RANKS[-1][1]
+
+
+def points(state: PyramidState, player: int) -> tuple[int, int, int]:
+    """(treasure points, god-card points, snatched cards' back numbers) of a player."""
+    face_up = [card(state, i) for i in state.areas[player]]
+    treasure = sum(c.points for c in face_up if c.kind == "treasure")
+    gods = sum(c.points for c in face_up if c.kind == "god")
+    snatched = sum(card(state, i).back for i in state.hidden[player])
+    return treasure, gods, snatched
