@@ -96,7 +96,17 @@ def measure_die_colours(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                            centres)
     counts = np.stack([(labels == 0).sum(axis=1), (labels == 1).sum(axis=1)], axis=1)
     body = counts.argmax(axis=1)
-    return centres[rows, body], centres[rows, 1 - body]
+    body_bgr = centres[rows, body]
+    # Pip edges blend into the body; the pip colour is the mean of the pip pixels farthest
+    # from the body colour (the upper half of that cluster by distance).
+    far = ((core - body_bgr[:, None]) ** 2).sum(axis=2)
+    is_pip = labels != body[:, None]
+    cut = np.array([np.median(f[m]) if m.any() else 0.0 for f, m in zip(far, is_pip,
+                                                                         strict=True)])
+    sel = (is_pip & (far >= cut[:, None])).astype(np.float32)
+    pip_bgr = np.einsum("np,npc->nc", sel, core) / np.maximum(sel.sum(axis=1), 1)[:, None]
+    pip_bgr = np.where(sel.sum(axis=1, keepdims=True) > 0, pip_bgr, centres[rows, 1 - body])
+    return body_bgr, pip_bgr
 
 
 def die_colour_names(crops: np.ndarray) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -41,7 +41,7 @@ def _rot(axis: str, deg: float) -> np.ndarray:
 
 # Rotation that brings each face's normal to +z (the face up).
 _TO_TOP = {1: np.eye(3), 6: _rot("x", 180), 2: _rot("y", -90), 5: _rot("y", 90),
-           3: _rot("x", -90), 4: _rot("x", 90)}
+           3: _rot("x", 90), 4: _rot("x", -90)}
 
 
 @dataclass(frozen=True, slots=True)
