@@ -145,57 +145,67 @@ def _unmatched_obs(obs: Observed) -> float:
 
 
 def _assign(observed: Sequence[Observed], expected: Sequence[Expected], miss: float) -> float:
-    """Best total log-likelihood of matching observed to expected objects one-to-one."""
+    """Best total log-likelihood of matching observed to expected objects one-to-one.
+
+    Exact. Expected objects collapse into distinct types with a count (a Bank holds pairs of
+    identical pyramids), and the matching becomes a transportation problem, solved by
+    successive shortest paths from the relaxed optimum (every reading at its best type): only
+    the few types that readings over-fill need repair, which keeps this fast in pure Python.
+    A greedy matching is not enough: a confident misread takes the slot of a real piece.
+    """
     log_miss = math.log(miss)
-    if not observed:
-        return log_miss * len(expected)
-    if not expected:
-        return sum(_unmatched_obs(o) for o in observed)
-    # A pair is worth matching only if it beats leaving both unmatched.
-    gains = []
-    for i, o in enumerate(observed):
-        alone = _unmatched_obs(o)
-        for j, e in enumerate(expected):
-            s = _pair_score(o, e)
-            if s > alone + log_miss:
-                gains.append((s - alone - log_miss, i, j))
-    base = sum(_unmatched_obs(o) for o in observed) + log_miss * len(expected)
-    if len(observed) <= 7 and len(expected) <= 7:
-        return base + _best_matching(gains, len(observed))
-    # Greedy on larger groups: the reader's distributions are peaked, so the greedy choice
-    # is the optimal one in practice, and an exact assignment would cost O(n^3) per view.
-    gains.sort(reverse=True)
-    used_o: set[int] = set()
-    used_e: set[int] = set()
-    total = base
-    for gain, i, j in gains:
-        if i not in used_o and j not in used_e:
-            used_o.add(i)
-            used_e.add(j)
-            total += gain
-    return total
-
-
-def _best_matching(gains: list[tuple[float, int, int]], n_obs: int) -> float:
-    """Exact maximum-weight matching for small groups (memoised over used columns)."""
-    by_obs: dict[int, list[tuple[float, int]]] = defaultdict(list)
-    for gain, i, j in gains:
-        by_obs[i].append((gain, j))
-    memo: dict[tuple[int, int], float] = {}
-
-    def best(i: int, used: int) -> float:
-        if i == n_obs:
-            return 0.0
-        key = (i, used)
-        if key not in memo:
-            value = best(i + 1, used)
-            for gain, j in by_obs.get(i, ()):
-                if not used >> j & 1:
-                    value = max(value, gain + best(i + 1, used | 1 << j))
-            memo[key] = value
-        return memo[key]
-
-    return best(0, 0)
+    alone = [_unmatched_obs(o) for o in observed]
+    base = sum(alone) + log_miss * len(expected)
+    if not observed or not expected:
+        return base
+    counts: dict[Expected, int] = defaultdict(int)
+    for exp in expected:
+        counts[exp] += 1
+    types = list(counts)
+    cap = [counts[t] for t in types] + [len(observed)]  # the last node: "not matched"
+    k = len(types)
+    gain = [[_pair_score(o, t) - a - log_miss for t in types] + [0.0]
+            for o, a in zip(observed, alone, strict=True)]
+    at = [max(range(k + 1), key=row.__getitem__) for row in gain]
+    load = [0] * (k + 1)
+    for node in at:
+        load[node] += 1
+    while True:
+        over = next((t for t in range(k) if load[t] > cap[t]), None)
+        if over is None:
+            return base + sum(row[node] for row, node in zip(gain, at, strict=True))
+        # Cheapest way to move one reading out of `over`, possibly along a chain of moves.
+        edge: dict[tuple[int, int], tuple[float, int]] = {}
+        for i, u in enumerate(at):
+            gu = gain[i][u]
+            for v in range(k + 1):
+                gv = gain[i][v]
+                if v != u and gv != -math.inf:
+                    w = gu - gv
+                    if (u, v) not in edge or w < edge[(u, v)][0]:
+                        edge[(u, v)] = (w, i)
+        dist = [math.inf] * (k + 1)
+        via: list[tuple[int, int] | None] = [None] * (k + 1)
+        dist[over] = 0.0
+        for _ in range(k + 1):  # Bellman-Ford: moves can have negative cost
+            changed = False
+            for (u, v), (w, i) in edge.items():
+                if dist[u] + w < dist[v] - 1e-12:
+                    dist[v], via[v] = dist[u] + w, (u, i)
+                    changed = True
+            if not changed:
+                break
+        target = min((v for v in range(k + 1) if v != over and load[v] < cap[v]),
+                     key=dist.__getitem__)
+        v = target
+        while v != over:
+            step = via[v]
+            assert step is not None
+            u, i = step
+            at[i] = v
+            v = u
+        load[over] -= 1
+        load[target] += 1
 
 
 class _Fitter:
@@ -249,12 +259,17 @@ class _Scored:
     log_likelihood: float
     error: Any
     state: Any  # state after the actions, when all were legal
+    view: View
 
 
 def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_prior: float,
             fitter: _Fitter, params: Params) -> list[_Scored]:
-    """Score every candidate action from ``state`` after the legal actions ``prefix``."""
-    cands: list[Candidate[Any]] = list(game.candidates(state))
+    """Score every candidate action from ``state`` after the legal actions ``prefix``.
+
+    After a roll (``prefix`` not empty) a second roll is not considered: it would look the
+    same as the single roll."""
+    cands: list[Candidate[Any]] = [c for c in game.candidates(state)
+                                   if not (prefix and c.action.is_chance)]
     chance = dict(game.chance_outcomes(state))
     decisions = sum(1 for c in cands if c.legal and not c.action.is_chance) + (1 if chance else 0)
     decisions = max(decisions, 1)
@@ -273,7 +288,7 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
         if p <= 0:
             continue
         out.append(_Scored(prefix + (cand.action,), log_prior + math.log(p),
-                           fitter.log_likelihood(view), cand.error, after))
+                           fitter.log_likelihood(view), cand.error, after, view))
     return out
 
 
@@ -293,8 +308,8 @@ def explain(game: Game[Any, Any], state: State, observation: Observation,
 def _explain(game: Game[Any, Any], state: State, observation: Observation, fitter: _Fitter,
              params: Params) -> list[Explanation]:
     p_same = {None: 0.3, True: 0.02, False: 0.9}[observation.moved]
-    scored = [_Scored((), math.log(p_same), fitter.log_likelihood(game.expected_view(state)),
-                      None, state)]
+    view = game.expected_view(state)
+    scored = [_Scored((), math.log(p_same), fitter.log_likelihood(view), None, state, view)]
     if game.outcome(state) is None:
         first = _expand(game, state, (), math.log(1 - p_same), fitter, params)
         scored += first
@@ -310,7 +325,15 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
 
 
 def _posteriors(scored: Iterable[_Scored]) -> list[Explanation]:
-    items = list(scored)
+    # Explanations that predict the same table cannot be told apart by the camera: keep the
+    # most probable a priori (a legal one over an illegal one, the shorter chain).
+    by_view: dict[View, _Scored] = {}
+    for s in scored:
+        kept = by_view.get(s.view)
+        if kept is None or (s.error is None, s.log_prior, -len(s.actions)) > (
+                kept.error is None, kept.log_prior, -len(kept.actions)):
+            by_view[s.view] = s
+    items = list(by_view.values())
     logs = [s.log_prior + s.log_likelihood for s in items]
     top = max(logs)
     weights = [math.exp(v - top) for v in logs]

@@ -8,6 +8,7 @@ user can fix; the CLI turns those into one line on stderr.
 
 # The order here is the order of `dicetable --help`.
 COMMANDS: tuple[str, ...] = (
+    "demo",
     "games",
     "solve",
     "replay",
