@@ -3,8 +3,6 @@ makeable, what a player may use, and who may strengthen their Ra card. Pure func
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from engine.games.pyramid_dice.cards import Card, Slot
 from engine.games.pyramid_dice.solver import reachable
 from engine.games.pyramid_dice.state import PyramidState
@@ -13,14 +11,28 @@ SOLO_RANKS = ((16, "beginner explorer"), (7, "intermediate explorer"),
               (4, "advanced explorer"), (1, "veteran explorer"), (0, "professional explorer"))
 
 
-@lru_cache(maxsize=64)
+# Lookups per card set and layout, cached by identity: hashing 28 cards at every call
+# would cost more than the lookups (states share the same tuples along a match).
+_CARDS: dict[int, tuple[tuple[Card, ...], dict[str, Card]]] = {}
+_COVERS: dict[int, tuple[tuple[Slot, ...], dict[str, tuple[str, ...]]]] = {}
+
+
 def card_index(cards: tuple[Card, ...]) -> dict[str, Card]:
-    return {c.id: c for c in cards}
+    hit = _CARDS.get(id(cards))
+    if hit is None or hit[0] is not cards:
+        if len(_CARDS) > 256:
+            _CARDS.clear()
+        hit = _CARDS[id(cards)] = (cards, {c.id: c for c in cards})
+    return hit[1]
 
 
-@lru_cache(maxsize=64)
 def cover_index(layout: tuple[Slot, ...]) -> dict[str, tuple[str, ...]]:
-    return {s.slot: s.covered_by for s in layout}
+    hit = _COVERS.get(id(layout))
+    if hit is None or hit[0] is not layout:
+        if len(_COVERS) > 256:
+            _COVERS.clear()
+        hit = _COVERS[id(layout)] = (layout, {s.slot: s.covered_by for s in layout})
+    return hit[1]
 
 
 def card(state: PyramidState, card_id: str) -> Card:
@@ -97,8 +109,9 @@ def ra_max(state: PyramidState, player: int) -> int:
 
 def gods_left(state: PyramidState) -> list[str]:
     """God cards not yet taken: in the pyramid or in the side area."""
+    index = card_index(state.cards)
     left = [c for _, c in state.pyramid] + list(state.side)
-    return [c for c in left if card(state, c).kind == "god"]
+    return [c for c in left if index[c].kind == "god"]
 
 
 def may_strengthen(state: PyramidState, player: int) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 from engine.core import GameInfo
 from engine.errors import InvalidStateError
 from engine.games.pyramid_dice import table as t
-from engine.games.pyramid_dice.cards import CardSetError, parse_cards, parse_layout
+from engine.games.pyramid_dice.cards import Card, CardSetError, Slot, parse_cards, parse_layout
 from engine.games.pyramid_dice.rules import OPTIONS
 from engine.games.pyramid_dice.state import PHASES, PyramidState
 from engine.observation import Expected, View, make_view
@@ -62,6 +62,25 @@ def _count(data: Mapping[str, Any], key: str, default: int = 0) -> int:
     return value
 
 
+_PARSED: dict[str, tuple[tuple[Card, ...], tuple[Slot, ...]]] = {}
+
+
+def _parsed(cards: Any, layout: Any) -> tuple[tuple[Card, ...], tuple[Slot, ...]]:
+    """The card set and layout of a state, validated once per distinct content (so that the
+    states of one match share the same tuples)."""
+    key = repr([cards, layout])
+    if key not in _PARSED:
+        if not isinstance(cards, list):
+            raise InvalidStateError("Pyramid Dice state: cards must be a list")
+        counts = {k: sum(1 for c in cards if isinstance(c, Mapping) and c.get("kind") == k)
+                  for k in ("treasure", "god")}
+        parsed = parse_cards(cards, counts), parse_layout({"slots": layout})[0]
+        if len(_PARSED) > 64:
+            _PARSED.clear()
+        _PARSED[key] = parsed
+    return _PARSED[key]
+
+
 def load_state(data: Mapping[str, Any], info: GameInfo | None = None) -> PyramidState:
     """A state from ``PyramidState.to_dict()`` output, checked; raises InvalidStateError."""
     from engine.core import options_tuple
@@ -77,10 +96,7 @@ def load_state(data: Mapping[str, Any], info: GameInfo | None = None) -> Pyramid
                                     f"{players!r}")
         values = (info or GameInfo("pyramid_dice", "", 1, 5, "", options=OPTIONS)) \
             .resolve_options(data.get("options"))
-        counts = {k: sum(1 for c in data["cards"] if isinstance(c, Mapping) and
-                         c.get("kind") == k) for k in ("treasure", "god")}
-        cards = parse_cards(data["cards"], counts)
-        layout, _ = parse_layout({"slots": data["layout"]})
+        cards, layout = _parsed(data["cards"], data["layout"])
         raw = data["pyramid"]
         if not isinstance(raw, Mapping):
             raise InvalidStateError("Pyramid Dice state: pyramid maps slots to card ids")
