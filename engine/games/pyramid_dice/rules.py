@@ -121,9 +121,12 @@ OPTIONS: tuple[Option, ...] = (
            "not an illegal move; false makes it illegal (rule pyramid_dice.must_take).",
            "INFERRED"),
     Option("whole_steps", False, "Every intermediate result must be a whole number. The sheet "
-           "does not say; only the answer must be a card's number.", "UNKNOWN"),
+           "does not say; only the answer must be a card's number. With three dice it never "
+           "changes which cards can be taken (a fractional step can always be reordered into "
+           "whole ones), only which stated calculations count.", "UNKNOWN"),
     Option("negative_steps", True, "Intermediate results may be negative. The sheet does not "
-           "say; with three dice it never changes which cards can be taken.", "UNKNOWN"),
+           "say; with three dice it never changes which cards can be taken either.",
+           "UNKNOWN"),
     Option("ra_rerolls", 1, "Re-rolls per turn of a Ra card on its single-icon side (the "
            "strengthened side gives 2). The sheet lists the re-roll among the god abilities, "
            "says Ra is a god card, and the strengthened side 'allows two re-rolls', so one.",

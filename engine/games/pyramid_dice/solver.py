@@ -14,11 +14,15 @@ steps and small intermediate results.
 Options the rule text leaves open (the sheet says nothing about them):
 
 * ``whole_steps``: every intermediate result must be a whole number (``3÷2×4`` no longer
-  counts). Default off: the sheet only asks that the answer is a card's number.
-* ``negative_steps``: intermediate results may be negative. Default on. With three dice it
-  never changes which positive numbers are reachable: ``x−(y−z)`` equals ``x+z−y`` and every
-  other use of a negative step gives a negative or fractional answer (the tests check this
-  on every roll), so the option exists only to make the reading explicit.
+  counts as a way to make 6). Default off: the sheet only asks that the answer is a card's
+  number.
+* ``negative_steps``: intermediate results may be negative. Default on.
+
+With three dice neither option changes WHICH numbers are reachable, only which calculations
+count: a fractional step ``(x÷y)×z`` is also ``(x×z)÷y`` with a whole step, ``x÷(y÷z)`` is
+``x×z÷y``, and any other use of a fraction or a negative step gives a fractional or
+negative answer (``x−(y−z)`` is ``x+z−y``). The tests check this on every roll up to 14.
+Where the options do matter is :func:`evaluate`, which checks a calculation a player states.
 """
 
 from __future__ import annotations
@@ -131,9 +135,15 @@ def expression_for(dice: Iterable[int], number: int, *, whole_steps: bool = Fals
     return reachable(dice, whole_steps=whole_steps, negative_steps=negative_steps).get(number)
 
 
-def evaluate(text: str) -> Fraction:
+def evaluate(text: str, *, whole_steps: bool = False, negative_steps: bool = True) -> Fraction:
     """Evaluate an expression of this module (or with ASCII ``+ - * /``) exactly, with the
-    usual precedence. Used by tests and the phone to check what a player says."""
+    usual precedence and brackets. Used by tests and the phone to check what a player says.
+
+    Raises:
+        ValueError: malformed text, or a step the options forbid (a fractional step with
+            ``whole_steps``, a negative one without ``negative_steps``).
+        ZeroDivisionError: a division by zero.
+    """
     tokens: list[str] = []
     i = 0
     while i < len(text):
@@ -152,6 +162,13 @@ def evaluate(text: str) -> Fraction:
         else:
             raise ValueError(f"unexpected {ch!r} in {text!r}")
     pos = 0
+
+    def step(value: Fraction) -> Fraction:
+        if whole_steps and value.denominator != 1:
+            raise ValueError(f"{text!r}: the step giving {value} is not a whole number")
+        if not negative_steps and value < 0:
+            raise ValueError(f"{text!r}: the step giving {value} is negative")
+        return value
 
     def peek() -> str | None:
         return tokens[pos] if pos < len(tokens) else None
@@ -182,14 +199,14 @@ def evaluate(text: str) -> Fraction:
             out = _calc(value, op, rhs)
             if out is None:
                 raise ZeroDivisionError(f"division by zero in {text!r}")
-            value = out
+            value = step(out)
         return value
 
     def expr() -> Fraction:
         value = term()
         while peek() in (PLUS, MINUS):
             op = take()
-            value = value + term() if op == PLUS else value - term()
+            value = step(value + term() if op == PLUS else value - term())
         return value
 
     result = expr()
