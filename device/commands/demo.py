@@ -22,7 +22,6 @@ from engine import (
     EngineError,
     Match,
     NoChange,
-    Violation,
     get_game,
     reconcile,
 )
@@ -110,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"\n{game.info.title} over after {stats['moves']} moves: "
           f"{stats['accepted']} read and accepted, {stats['questions']} questions asked.")
     for s in scores:
-        print(f"  P{s.player + 1}: {s.total}  ({', '.join(f'{r} {p}' for r, p in s.breakdown if p)})")
+        parts = ", ".join(f"{r} {p}" for r, p in s.breakdown if p)
+        print(f"  P{s.player + 1}: {s.total}  ({parts})")
     if outcome:
         print(f"  winner: {', '.join(f'P{w + 1}' for w in outcome.winners)} ({outcome.reason})")
     return 0

@@ -52,5 +52,8 @@ def run(args: argparse.Namespace) -> int:
           f"in {summary['entries']} entries")
     for s in game.score(match.state):
         print(f"  P{s.player + 1}: {s.total}")
-    print(f"  {'winner(s): ' + ', '.join(f'P{w + 1}' for w in outcome.winners) if outcome else 'match not finished'}")
+    if outcome:
+        print(f"  winner(s): {', '.join(f'P{w + 1}' for w in outcome.winners)}")
+    else:
+        print("  match not finished")
     return 0

@@ -47,7 +47,8 @@ def with_vaults(state: IceDiceState, *vaults: list[str]) -> IceDiceState:
 
 # --- setup -----------------------------------------------------------------------------------
 def test_setup_all_pyramids_in_the_bank() -> None:
-    """icedice.setup: 'Stack up all the pyramids in the Bank, sorted by size and color.' (two stashes)"""
+    """icedice.setup: 'Stack up all the pyramids in the Bank, sorted by size and color.' (two
+    stashes)"""
     s = new()
     assert len(s.bank) == 30 and s.counter == () and s.vaults == ((), ())
     for colour in ("red", "yellow", "green", "blue", "black"):
@@ -56,14 +57,16 @@ def test_setup_all_pyramids_in_the_bank() -> None:
 
 
 def test_extra_stash_per_extra_player() -> None:
-    """icedice.players: 'You will need to add an extra Rainbow Stash for each player who wishes to join.'"""
+    """icedice.players: 'You will need to add an extra Rainbow Stash for each player who wishes to
+    join.'"""
     assert len(new(3).bank) == 45 and len(new(4).bank) == 60
     with pytest.raises(InvalidStateError, match="2 to 6 players"):
         GAME.new_state(1)
 
 
 def test_whoever_holds_the_dice_goes_first() -> None:
-    """icedice.first_player: 'Whoever is holding the dice goes first.' (the players say who: setup first_player)"""
+    """icedice.first_player: 'Whoever is holding the dice goes first.' (the players say who: setup
+    first_player)"""
     s = GAME.new_state(3, setup={"first_player": 2})
     assert GAME.to_move(s) == 2
     with pytest.raises(InvalidStateError):
@@ -80,7 +83,8 @@ def test_turn_starts_with_rolling_both_dice() -> None:
 
 
 def test_take_the_rolled_piece_from_the_bank_to_the_counter() -> None:
-    """icedice.take_rolled: 'Choose a piece of the size and color indicated, take it from the Bank, and place it
+    """icedice.take_rolled: 'Choose a piece of the size and color indicated, take it from the Bank,
+    and place it
     on the Counter.'"""
     s = play(new(), "roll red M")
     assert legal(s) == ["take red M"]
@@ -91,7 +95,8 @@ def test_take_the_rolled_piece_from_the_bank_to_the_counter() -> None:
 
 
 def test_atom_chooses_any_colour_not_on_the_counter() -> None:
-    """icedice.atom: 'If you roll the Atom, choose any color you don't already have on the Counter.'"""
+    """icedice.atom: 'If you roll the Atom, choose any color you don't already have on the
+    Counter.'"""
     s = play(new(), "roll red S", "take red S", "roll atom L")
     assert legal(s) == ["take yellow L", "take green L", "take blue L", "take black L"]
     assert rule_of(s, "take red L") == "icedice.atom"
@@ -103,14 +108,16 @@ def test_atom_never_busts() -> None:
 
 
 def test_pair_face_chooses_between_the_two_sizes() -> None:
-    """icedice.pair: 'If the pyramid die shows a pair of pyramids, choose between the two sizes shown.'"""
+    """icedice.pair: 'If the pyramid die shows a pair of pyramids, choose between the two sizes
+    shown.'"""
     s = play(new(), "roll green SL")
     assert legal(s) == ["take green S", "take green L"]
     assert rule_of(s, "take green M") == "icedice.pair"
 
 
 def test_may_continue_rolling_or_stop() -> None:
-    """icedice.roll_again: 'You may continue rolling and moving pieces to the Counter until you either decide to
+    """icedice.roll_again: 'You may continue rolling and moving pieces to the Counter until you
+    either decide to
     stop, or Bust Out.'"""
     s = play(new(), "roll red S", "take red S")
     assert "stop" in legal(s) and "roll blue M" in legal(s)
@@ -142,7 +149,8 @@ def test_stop_moves_the_counter_into_the_vault() -> None:
 
 
 def test_steal_when_the_bank_has_none() -> None:
-    """icedice.steal: 'If the piece you rolled is not in the Bank, you must steal it from an opponent's
+    """icedice.steal: 'If the piece you rolled is not in the Bank, you must steal it from an
+    opponent's
     Vault.'"""
     s = with_vaults(new(), ["red S"], ["red S"])
     s = replace(s, current=0)
@@ -161,14 +169,16 @@ def test_cannot_steal_from_yourself() -> None:
 
 
 def test_stolen_pieces_are_not_returned_to_their_owner_on_a_bust() -> None:
-    """icedice.stolen_kept: '(Stolen pieces are NOT returned to their former owners if you Bust Out.)'"""
+    """icedice.stolen_kept: '(Stolen pieces are NOT returned to their former owners if you Bust
+    Out.)'"""
     s = with_vaults(new(), ["red S"], ["red S"])
     s = play(s, "roll red S", "steal red S from P2", "roll red M", "bust")
     assert s.vaults[1] == () and s.bank.count(("red", "S")) == 1
 
 
 def test_a_choice_may_require_stealing() -> None:
-    """icedice.steal_choice: 'If your roll gives you options, it's OK to make a choice that will require stealing
+    """icedice.steal_choice: 'If your roll gives you options, it's OK to make a choice that will
+    require stealing
     even if the Bank contains the other pyramids you could choose.'"""
     s = with_vaults(new(), ["green L"], ["green L"])
     s = play(s, "roll green SL")
@@ -176,7 +186,8 @@ def test_a_choice_may_require_stealing() -> None:
 
 
 def test_faq_never_steal_a_piece_the_bank_holds() -> None:
-    """icedice.steal_faq: Official FAQ: 'if the rolled piece is in the Bank you must take it from the Bank'."""
+    """icedice.steal_faq: Official FAQ: 'if the rolled piece is in the Bank you must take it from
+    the Bank'."""
     s = with_vaults(new(), [], ["green L"])
     s = play(s, "roll green L")
     assert legal(s) == ["take green L"]
@@ -184,7 +195,8 @@ def test_faq_never_steal_a_piece_the_bank_holds() -> None:
 
 
 def test_option_steal_only_on_choice() -> None:
-    """icedice.steal_only_on_choice: option steal_only_on_choice (INFERRED alternative reading of the FAQ)."""
+    """icedice.steal_only_on_choice: option steal_only_on_choice (INFERRED alternative reading of
+    the FAQ)."""
     base = with_vaults(new(steal_only_on_choice=True), ["red S"], ["red S"])
     s = play(base, "roll red S")  # no choice, Bank empty: nothing, may roll again
     assert s.phase == "decide"
@@ -195,7 +207,8 @@ def test_option_steal_only_on_choice() -> None:
 
 
 def test_own_vault_holds_them_all_gives_nothing_but_may_roll_again() -> None:
-    """icedice.own_vault: 'If your Vault already contains all the pyramids of the size & color you rolled, you
+    """icedice.own_vault: 'If your Vault already contains all the pyramids of the size & color you
+    rolled, you
     get nothing for that roll, but may roll again.'"""
     s = with_vaults(new(), ["black L", "black L"], [])
     after, events = GAME.apply(s, GAME.parse_action("roll black L"))
@@ -211,7 +224,8 @@ def test_option_unobtainable_roll_bust() -> None:
 
 
 def test_rainbow_bonus_banks_and_restarts_the_turn() -> None:
-    """icedice.rainbow: 'If you collect all 5 colors without Busting Out, you get to move them to your Vault
+    """icedice.rainbow: 'If you collect all 5 colors without Busting Out, you get to move them to
+    your Vault
     and continue rolling as if your turn just started!'"""
     s = play(new(), "roll red S", "take red S", "roll yellow S", "take yellow S",
              "roll green S", "take green S", "roll blue S", "take blue S")
