@@ -1,32 +1,9 @@
-"""IceDice (Andrew Looney, Looney Labs), per shared/rules/icedice-rules.txt.
-
-The table: a Bank in the middle, a Counter beside it and a Vault per player; two dice (a
-colour die with five colours and a wild face, a size die with single and pair faces) and
-one Rainbow Stash (15 pyramids) per player, at least two.
-
-A turn is a loop of ``roll`` → (``take`` | ``steal``) → ``roll`` again or ``stop``. Two
-follow-ups the rules trigger are separate actions because the players carry them out by
-hand and the camera sees them happen: ``bust`` (returning the Counter to the Bank after a
-Bust Out) and ``rainbow`` (moving a full Rainbow to the Vault). A roll that yields nothing
-obtainable changes nothing on the table, so it passes straight to the decision.
-
-Facts the rule text leaves out are named options (see ``OPTIONS``); two UNKNOWNs of
-shared/data/games/README.md cannot arise under these rules and need no option:
-
-* an Atom rolled with all five colours on the Counter: the Rainbow Bonus moves them to the
-  Vault as soon as the fifth colour arrives, so the Counter never holds five at a roll;
-* a piece in neither the Bank nor an opponent's Vault: a colour not on the Counter has all
-  its pieces in the Bank and the Vaults, so that piece is all in your own Vault, which the
-  rule text covers ("you get nothing for that roll, but may roll again"). The only other
-  unobtainable roll comes from the strict FAQ reading, handled by ``unobtainable_roll``.
-"""
+"""The IceDice rules as pure functions over IceDiceState."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
-from importlib import resources
+from dataclasses import replace
 from itertools import product
 from typing import Any
 
@@ -34,273 +11,59 @@ from engine.core import (
     Candidate,
     Event,
     Game,
-    GameInfo,
-    Option,
-    OptionValue,
     Outcome,
     Score,
-    option_of,
     options_tuple,
 )
 from engine.errors import (
     IllegalActionError,
     InvalidActionError,
     InvalidStateError,
-    Rule,
+)
+from engine.games.icedice.rules import INFO, RULES
+from engine.games.icedice.state import (
+    BUST,
+    COLOUR_DICE,
+    PHASES,
+    RAINBOW,
+    SIZE_FACES,
+    SIZES,
+    STOP,
+    ColourFace,
+    IceDiceAction,
+    IceDiceState,
+    Piece,
+    Roll,
+    Simple,
+    Take,
+    colour_faces,
+    remove_piece,
+    sort_pieces,
+    trios,
 )
 from engine.observation import Expected, View, make_view
 from engine.registry import register
 
-SOURCE = "shared/rules/icedice-rules.txt"
-FACTS = "shared/data/games/README.md#IceDice"
 
-
-def _r(rule_id: str, text: str, source: str = SOURCE) -> Rule:
-    return Rule(f"icedice.{rule_id}", text, source)
-
-
-RULES: dict[str, Rule] = {r.id: r for r in (
-    _r("setup", "Stack up all the pyramids in the Bank, sorted by size and color."),
-    _r("players", "You will need to add an extra Rainbow Stash for each player who wishes "
-       "to join the game."),
-    _r("first_player", "Whoever is holding the dice goes first."),
-    _r("roll", "On your turn, roll both dice."),
-    _r("take_rolled", "Choose a piece of the size and color indicated, take it from the "
-       "Bank, and place it on the Counter."),
-    _r("atom", "If you roll the Atom, choose any color you don't already have on the "
-       "Counter."),
-    _r("pair", "If the pyramid die shows a pair of pyramids, choose between the two sizes "
-       "shown."),
-    _r("roll_again", "You may continue rolling and moving pieces to the Counter until you "
-       "either decide to stop, or Bust Out."),
-    _r("bust", "You Bust Out as soon as you roll the same color as a piece on the Counter."),
-    _r("bust_return", "If you Bust Out, all pieces on the Counter are returned to the Bank"),
-    _r("stop", "if you decide to stop, the pieces go into your Vault."),
-    _r("steal", "If the piece you rolled is not in the Bank, you must steal it from an "
-       "opponent's Vault."),
-    _r("stolen_kept", "(Stolen pieces are NOT returned to their former owners if you Bust "
-       "Out.)"),
-    _r("steal_choice", "If your roll gives you options, it's OK to make a choice that will "
-       "require stealing even if the Bank contains the other pyramids you could choose."),
-    _r("steal_faq", "Official FAQ: if the rolled piece is in the Bank you must take it from "
-       "the Bank; you may steal only a piece the Bank does not hold.", FACTS),
-    _r("own_vault", "If your Vault already contains all the pyramids of the size & color "
-       "you rolled, you get nothing for that roll, but may roll again."),
-    _r("rainbow", "If you collect all 5 colors without Busting Out, you get to move them to "
-       "your Vault and continue rolling as if your turn just started!"),
-    _r("goal", "You win by collecting 3 monochrome Trios. (Other pyramids in your Vault are "
-       "irrelevant.)"),
-    _r("game_over", "The match is over once a player has won.", "engine"),
-    _r("steal_only_on_choice", "Option steal_only_on_choice: stealing is allowed only when "
-       "the roll gave a choice (pair face or wild).", "option:steal_only_on_choice"),
-    _r("unobtainable_bust", "Option unobtainable_roll=bust: a roll whose piece cannot be had "
-       "ends the turn as a Bust Out.", "option:unobtainable_roll"),
-)}
-
-OPTIONS = (
-    Option("colour_die", "rainbow",
-           "Which colour die (and pyramid colours) the box has: 'rainbow' (five colours and "
-           "the Atom) or 'suits' (later printings: card suits and a star; cyan and purple in "
-           "place of blue and black).", "VERIFIED (both editions exist)", ("rainbow", "suits")),
-    Option("steal_only_on_choice", False,
-           "The FAQ summary can be read as 'you may steal only when the roll gave a choice'. "
-           "Default false follows the rule text: a rolled piece not in the Bank must be stolen "
-           "whether or not the roll gave a choice; the FAQ limit (never steal a piece the Bank "
-           "holds) applies either way.", "INFERRED"),
-    Option("unobtainable_roll", "roll_again",
-           "A roll whose piece can be had neither from the Bank nor by stealing. The rule text "
-           "covers your own Vault holding them all: 'you get nothing for that roll, but may "
-           "roll again'; 'roll_again' extends that to every such roll, 'bust' ends the turn as "
-           "a Bust Out.", "UNKNOWN", ("roll_again", "bust")),
-    Option("trios", "per_set",
-           "How trios count: 'per_set' counts each Small+Medium+Large of one colour (two red "
-           "trios count twice); 'per_colour' counts at most one trio per colour.",
-           "INFERRED", ("per_set", "per_colour")),
-)
-
-_INFO = GameInfo(
-    name="icedice",
-    title="IceDice",
-    min_players=2,
-    max_players=6,
-    rules_source=SOURCE,
-    aliases=("ice dice", "ice-dice"),
-    options=OPTIONS,
-)
-
-SIZES = ("S", "M", "L")
-
-
-@dataclass(frozen=True, slots=True)
-class ColourFace:
-    face: str
-    colour: str | None  # None: wild
-
-
-def _load_data() -> dict[str, Any]:
-    text = resources.files("engine.games").joinpath("data/icedice.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
-
-
-_DATA = _load_data()
-SIZE_FACES: dict[str, tuple[str, ...]] = {
-    f["face"]: tuple(f["sizes"]) for f in _DATA["size_die"]["faces"]}
-COLOUR_DICE: dict[str, tuple[ColourFace, ...]] = {
-    name: tuple(ColourFace(f["face"], f["colour"]) for f in edition["faces"])
-    for name, edition in _DATA["colour_dice"].items()}
-
-
-def colour_faces(state: IceDiceState) -> tuple[ColourFace, ...]:
-    return COLOUR_DICE[str(state.option("colour_die"))]
-
-
-# --- state ------------------------------------------------------------------------------
-Piece = tuple[str, str]  # (colour, size)
-
-PHASES = ("roll", "choose", "decide", "bust", "rainbow", "over")
-
-
-@dataclass(frozen=True, slots=True)
-class IceDiceState:
-    """Where every pyramid is, whose turn it is and what the dice show.
-
-    Attributes:
-        colours: the pyramid colours of this edition, in die order.
-        bank: pieces in the Bank, sorted.
-        counter: pieces on the Counter, in the order they were placed.
-        vaults: each player's Vault, sorted.
-        current: whose turn it is (0-based).
-        phase: ``roll`` (must roll), ``choose`` (take the rolled piece), ``decide`` (roll
-            again or stop), ``bust`` (return the Counter), ``rainbow`` (move the Rainbow to
-            the Vault), ``over``.
-        dice: the faces the dice show (colour face, size face), None before the first roll.
-        winner: the winner once the match is over.
-        turn: turns started so far (1 at the first turn).
-    """
-
-    players: int
-    options: tuple[tuple[str, OptionValue], ...]
-    colours: tuple[str, ...]
-    bank: tuple[Piece, ...]
-    counter: tuple[Piece, ...]
-    vaults: tuple[tuple[Piece, ...], ...]
-    current: int = 0
-    phase: str = "roll"
-    dice: tuple[str, str] | None = None
-    winner: int | None = None
-    turn: int = 1
-
-    def option(self, name: str) -> OptionValue:
-        return option_of(self.options, name)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "game": "icedice", "players": self.players, "options": dict(self.options),
-            "colours": list(self.colours),
-            "bank": [f"{c} {s}" for c, s in self.bank],
-            "counter": [f"{c} {s}" for c, s in self.counter],
-            "vaults": [[f"{c} {s}" for c, s in v] for v in self.vaults],
-            "current": self.current, "phase": self.phase,
-            "dice": list(self.dice) if self.dice else None,
-            "winner": self.winner, "turn": self.turn,
-        }
-
-
-def _sorted(pieces: Any) -> tuple[Piece, ...]:
-    return tuple(sorted(pieces, key=lambda p: (p[0], SIZES.index(p[1]))))
-
-
-def _remove(pieces: tuple[Piece, ...], piece: Piece) -> tuple[Piece, ...]:
-    i = pieces.index(piece)
-    return pieces[:i] + pieces[i + 1:]
-
-
-def trios(vault: tuple[Piece, ...], per_set: bool = True) -> int:
-    """Monochrome trios (Small + Medium + Large of one colour) in a Vault."""
-    total = 0
-    for colour in {c for c, _ in vault}:
-        n = min(sum(1 for p in vault if p == (colour, s)) for s in SIZES)
-        total += n if per_set else min(n, 1)
-    return total
-
-
-# --- actions ------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """Both dice rolled, showing these faces (a chance action)."""
-
-    colour: str
-    size: str
-
-    @property
-    def is_chance(self) -> bool:
-        return True
-
-    def to_str(self) -> str:
-        return f"roll {self.colour} {self.size}"
-
-
-@dataclass(frozen=True, slots=True)
-class Take:
-    """A piece moved to the Counter, from the Bank or (``source``) from a player's Vault."""
-
-    colour: str
-    size: str
-    source: int | None = None  # None: the Bank
-
-    @property
-    def is_chance(self) -> bool:
-        return False
-
-    @property
-    def piece(self) -> Piece:
-        return (self.colour, self.size)
-
-    def to_str(self) -> str:
-        if self.source is None:
-            return f"take {self.colour} {self.size}"
-        return f"steal {self.colour} {self.size} from P{self.source + 1}"
-
-
-@dataclass(frozen=True, slots=True)
-class Simple:
-    """``stop``, ``bust`` (return the Counter) or ``rainbow`` (Rainbow to the Vault)."""
-
-    word: str
-
-    @property
-    def is_chance(self) -> bool:
-        return False
-
-    def to_str(self) -> str:
-        return self.word
-
-
-STOP, BUST, RAINBOW = Simple("stop"), Simple("bust"), Simple("rainbow")
-IceDiceAction = Roll | Take | Simple
-
-
-# --- the game -------------------------------------------------------------------------------
 @register
 class IceDice(Game[IceDiceState, IceDiceAction]):
-    info = _INFO
+    info = INFO
     rules = RULES
 
     # setup -----------------------------------------------------------------------------
     def new_state(self, players: int, options: Mapping[str, object] | None = None, *,
                   setup: Mapping[str, Any] | None = None,
                   seed: int | None = None) -> IceDiceState:
-        if not isinstance(players, int) or not 2 <= players <= _INFO.max_players:
-            raise InvalidStateError(f"IceDice is for 2 to {_INFO.max_players} players, "
+        if not isinstance(players, int) or not 2 <= players <= INFO.max_players:
+            raise InvalidStateError(f"IceDice is for 2 to {INFO.max_players} players, "
                                     f"not {players!r} ({RULES['icedice.players'].text})")
-        values = _INFO.resolve_options(options)
+        values = INFO.resolve_options(options)
         colours = tuple(f.colour for f in COLOUR_DICE[str(values["colour_die"])] if f.colour)
         first = int((setup or {}).get("first_player", 0))
         if not 0 <= first < players:
             raise InvalidStateError(f"first_player must be 0..{players - 1}, not {first}")
         # RULES icedice.setup + icedice.players: one Rainbow Stash per player, all in the Bank.
-        bank = _sorted((c, s) for c in colours for s in SIZES for _ in range(players))
+        bank = sort_pieces((c, s) for c in colours for s in SIZES for _ in range(players))
         return IceDiceState(players, options_tuple(values), colours, bank, (),
                             tuple(() for _ in range(players)), current=first)
 
@@ -320,8 +83,8 @@ class IceDice(Game[IceDiceState, IceDiceAction]):
 
             dice = data.get("dice")
             state = replace(
-                base, bank=_sorted(pieces(data["bank"])), counter=pieces(data["counter"]),
-                vaults=tuple(_sorted(pieces(v)) for v in data["vaults"]),
+                base, bank=sort_pieces(pieces(data["bank"])), counter=pieces(data["counter"]),
+                vaults=tuple(sort_pieces(pieces(v)) for v in data["vaults"]),
                 current=int(data["current"]), phase=str(data["phase"]),
                 dice=(str(dice[0]), str(dice[1])) if dice else None,
                 winner=None if data.get("winner") is None else int(data["winner"]),
@@ -479,11 +242,11 @@ class IceDice(Game[IceDiceState, IceDiceAction]):
         if isinstance(action, Take):
             counter = state.counter + (action.piece,)
             if action.source is None:
-                after = replace(state, bank=_remove(state.bank, action.piece), counter=counter)
+                after = replace(state, bank=remove_piece(state.bank, action.piece), counter=counter)
                 events: tuple[Event, ...] = ()
             else:
                 vaults = list(state.vaults)
-                vaults[action.source] = _remove(vaults[action.source], action.piece)
+                vaults[action.source] = remove_piece(vaults[action.source], action.piece)
                 after = replace(state, vaults=tuple(vaults), counter=counter)
                 events = (Event("steal", f"P{me + 1} steals {action.colour} {action.size} from "
                                 f"P{action.source + 1}", me),)
@@ -492,13 +255,13 @@ class IceDice(Game[IceDiceState, IceDiceAction]):
                     "rainbow", f"P{me + 1} completes a Rainbow", me),)
             return replace(after, phase="decide"), events
         if action.word == "bust":  # RULES bust_return, stolen_kept
-            after = replace(state, bank=_sorted(state.bank + state.counter), counter=())
+            after = replace(state, bank=sort_pieces(state.bank + state.counter), counter=())
             return self._next_turn(after), (Event(
                 "bust_return", f"P{me + 1} returns {len(state.counter)} pieces to the Bank",
                 me),)
         # stop or rainbow: the Counter goes into the Vault (RULES stop, rainbow)
         vaults = list(state.vaults)
-        vaults[me] = _sorted(vaults[me] + state.counter)
+        vaults[me] = sort_pieces(vaults[me] + state.counter)
         after = replace(state, vaults=tuple(vaults), counter=())
         per_set = state.option("trios") == "per_set"
         if trios(vaults[me], per_set) >= 3:  # RULES goal
@@ -578,19 +341,19 @@ class IceDice(Game[IceDiceState, IceDiceAction]):
             if action.source is None:
                 if action.piece not in state.bank:
                     return self.expected_view(state)
-                moved = replace(state, bank=_remove(state.bank, action.piece))
+                moved = replace(state, bank=remove_piece(state.bank, action.piece))
             else:
                 vaults = list(state.vaults)
                 if action.piece not in vaults[action.source]:
                     return self.expected_view(state)
-                vaults[action.source] = _remove(vaults[action.source], action.piece)
+                vaults[action.source] = remove_piece(vaults[action.source], action.piece)
                 moved = replace(state, vaults=tuple(vaults))
             return self.expected_view(replace(moved, counter=state.counter + (action.piece,)))
         if action.word == "bust":
-            return self.expected_view(replace(state, bank=_sorted(state.bank + state.counter),
+            return self.expected_view(replace(state, bank=sort_pieces(state.bank + state.counter),
                                               counter=()))
         vaults = list(state.vaults)
-        vaults[state.current] = _sorted(vaults[state.current] + state.counter)
+        vaults[state.current] = sort_pieces(vaults[state.current] + state.counter)
         return self.expected_view(replace(state, vaults=tuple(vaults), counter=()))
 
 
