@@ -249,7 +249,7 @@ _USAGE = ("expected e.g. 'roll 2 3 4', 'reroll 1 5 6 by ra', 'flip 2 by g1', '+1
 
 
 def _int(word: str, text: str) -> int:
-    if not word.isdigit() or int(word) < 1:
+    if not word.isdigit():
         raise InvalidActionError(f"not a die value: {word!r} in {text!r} ({_USAGE})")
     return int(word)
 
