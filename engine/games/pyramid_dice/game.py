@@ -432,10 +432,16 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
         wrong += [Take(f"side:{c}") for c in state.side]
         if state.phase == "act" and state.players > 1:
             wrong += [Remove(s) for s, _ in state.pyramid]
-        if state.phase == "act":
-            abilities = ("flip", "+1", "+2", "set3", "set4", "set5", "set6")
-            wrong += [Use(a, v, None) for a in abilities for v in sorted(set(state.values))
-                      if not (a == "flip" and v > 6)]
+        if state.phase == "act":  # a die turned by hand: one candidate per visible change
+            changes: set[tuple[int, int]] = set()
+            for a in ("flip", "+1", "+2", "set3", "set4", "set5", "set6"):
+                for v in sorted(set(state.values)):
+                    if a == "flip" and v > 6:
+                        continue
+                    change = (v, change_die(a, v))
+                    if change[0] != change[1] and change not in changes:
+                        changes.add(change)
+                        wrong.append(Use(a, v, None))
         for action in wrong:
             if action not in seen:
                 error = self.why_illegal(state, action)

@@ -1,0 +1,96 @@
+"""reconcile on hand-made observations of Pyramid Dice tables (observe_view of the views
+the game predicts, with misreads injected)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine import Accepted, NoChange, Observation, Violation, get_game, reconcile
+from engine.games.pyramid_dice import PyramidState
+from engine.games.pyramid_dice.state import Take, Use
+from engine.observation import observe_view
+from tests.engine.test_pyramid_dice_rules import holding, new, play
+
+GAME = get_game("pyramid dice")
+
+
+def texts(res: Accepted) -> list[str]:
+    return [a.to_str() for a in res.actions]
+
+
+def rolled(*extra: str) -> PyramidState:
+    return play(new(), "roll 2 3 4", *extra)
+
+
+def die_index(view, face: str) -> int:  # type: ignore[no-untyped-def]
+    return next(i for i, e in enumerate(view) if e.kind == "die" and e.attr("face") == face)
+
+
+def moved(obs: Observation) -> Observation:
+    """The settler saw motion (a hand, a rolling die) since the last settled frame."""
+    return replace(obs, moved=True)
+
+
+def test_unchanged_table_is_no_change() -> None:
+    s = rolled()
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(s)))
+    assert isinstance(res, NoChange)
+
+
+def test_a_roll_and_a_take_are_accepted() -> None:
+    s = play(new(), "roll 1 1 1", "remove r7c3")  # P2's turn; the dice show 1 1 1
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "roll 2 3 4"))))
+    assert isinstance(res, Accepted) and texts(res) == ["roll 2 3 4"]
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "roll 2 3 4",
+                                                                   "take r7c1"))))
+    assert isinstance(res, Accepted) and texts(res) == ["roll 2 3 4", "take r7c1"]
+
+
+def test_a_legal_take_is_accepted() -> None:
+    s = rolled()
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "take r7c1"))))
+    assert isinstance(res, Accepted) and texts(res) == ["take r7c1"]
+
+
+def test_taking_a_covered_card_is_a_violation() -> None:
+    s = play(new(), "roll 1 1 1")  # 1 is t1 in r6c1, behind r7c1 and r7c2
+    res = reconcile(GAME, s, observe_view(GAME.view_after(s, Take("r6c1"))))
+    assert isinstance(res, Violation) and res.rule.id == "pyramid_dice.uncovered"
+
+
+def test_taking_an_unreachable_number_is_a_violation() -> None:
+    s = rolled()
+    res = reconcile(GAME, s, observe_view(GAME.view_after(s, Take("r7c3"))))  # 13
+    assert isinstance(res, Violation) and res.rule.id == "pyramid_dice.number"
+
+
+def test_a_misread_die_is_corrected_by_the_state() -> None:
+    """The camera reads the 4 as a 1 (0.6 against 0.4) after a take; no move turns a die, so
+    the state's 4 stands and the take is accepted."""
+    s = rolled()
+    view = GAME.expected_view(play(s, "take r7c1"))
+    obs = observe_view(view, overrides={die_index(view, "4"): {"face": {"1": 0.6, "4": 0.4}}})
+    res = reconcile(GAME, s, obs)
+    assert isinstance(res, Accepted) and texts(res) == ["take r7c1"]
+
+
+def test_an_ability_is_accepted_and_one_not_held_is_a_violation() -> None:
+    s = play(holding(new(), 0, "g2"), "roll 2 3 4")
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "+1 2 by g2"))))
+    assert isinstance(res, Accepted) and texts(res) == ["+1 2 by g2"]
+    s = rolled()
+    res = reconcile(GAME, s, moved(observe_view(GAME.view_after(s, Use("+1", 2, None)))))
+    assert isinstance(res, Violation) and res.rule.id == "pyramid_dice.abilities"
+
+
+def test_a_ra_reroll_is_accepted() -> None:
+    s = play(new(), "roll 1 1 1")
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "reroll 2 5 6 by ra"))))
+    assert isinstance(res, Accepted) and texts(res) == ["reroll 2 5 6 by ra"]
+
+
+def test_candidates_are_labelled_as_check_says() -> None:
+    for s in (new(), rolled(), play(holding(new(snatch=True), 0, "g1", "g2"), "roll 6 6 6")):
+        for cand in GAME.candidates(s):
+            assert cand.legal == GAME.is_legal(s, cand.action), cand.action.to_str()
+            GAME.view_after(s, cand.action)  # never raises
