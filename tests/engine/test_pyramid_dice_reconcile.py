@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from pyramid_dice_table import holding, new, play
+
 from engine import Accepted, NoChange, Observation, Violation, get_game, reconcile
 from engine.games.pyramid_dice import PyramidState
 from engine.games.pyramid_dice.state import Take, Use
 from engine.observation import observe_view
-from tests.engine.test_pyramid_dice_rules import holding, new, play
 
 GAME = get_game("pyramid dice")
 
