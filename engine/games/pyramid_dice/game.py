@@ -67,6 +67,16 @@ INFO = GameInfo(name="pyramid_dice", title="Pyramid Dice", min_players=1, max_pl
 ROLLS: tuple[tuple[tuple[int, int, int], float], ...] = tuple(
     (roll, len(set(permutations(roll))) / 216)
     for roll in combinations_with_replacement(range(1, 7), 3))
+ROLL_ACTIONS: tuple[Roll, ...] = tuple(Roll(v) for v, _ in ROLLS)
+_REROLLS: dict[str, tuple[Reroll, ...]] = {}
+
+
+def _rerolls(source: str) -> tuple[Reroll, ...]:
+    if source not in _REROLLS:
+        _REROLLS[source] = tuple(Reroll(v, source) for v, _ in ROLLS)
+    return _REROLLS[source]
+
+
 _SETUP_KEYS = {"cards", "card_counts", "layout", "placement", "first_player"}
 
 
@@ -126,7 +136,7 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
             return []
         out: list[PyramidAction] = []
         if state.phase == "roll":
-            out += [Roll(v) for v, _ in ROLLS]
+            out += ROLL_ACTIONS
             if state.players > 1 and 0 < t.idle_limit(state) <= state.idle_turns:
                 out.append(END)
         else:
@@ -134,7 +144,8 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
             sources = ["ra"] if state.ra_used < t.ra_max(state, me) else []
             gods = t.held_gods(state, me)
             sources += [c.id for c in gods if c.ability == "reroll"]
-            out += [Reroll(v, s) for s in sources for v, _ in ROLLS]
+            for source in sources:
+                out += _rerolls(source)
             for c in gods:
                 if c.ability != "reroll":
                     out += [Use(str(c.ability), v, c.id) for v in sorted(set(state.values))
@@ -160,7 +171,7 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
     def chance_outcomes(self, state: PyramidState) -> list[tuple[PyramidAction, float]]:
         if state.phase != "roll":
             return []
-        return [(Roll(v), p) for v, p in ROLLS]
+        return [(a, p) for a, (_, p) in zip(ROLL_ACTIONS, ROLLS, strict=True)]
 
     def check(self, state: PyramidState, action: PyramidAction) -> None:
         if state.phase == "over":

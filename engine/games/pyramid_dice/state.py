@@ -88,8 +88,7 @@ class PyramidState:
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": "pyramid_dice", "players": self.players, "options": dict(self.options),
-            "cards": [c.to_dict() for c in self.cards],
-            "layout": [s.to_dict() for s in self.layout],
+            "cards": _dicts(self.cards), "layout": _dicts(self.layout),
             "pyramid": dict(self.pyramid),
             "side": list(self.side), "areas": [list(a) for a in self.areas],
             "hidden": [list(h) for h in self.hidden], "boxed": list(self.boxed),
@@ -99,6 +98,20 @@ class PyramidState:
             "god_uses": self.god_uses, "idle_turns": self.idle_turns, "turn": self.turn,
             "ended": self.ended,
         }
+
+
+_DICTS: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+
+
+def _dicts(items: tuple[Card, ...] | tuple[Slot, ...]) -> list[dict[str, Any]]:
+    """``to_dict`` of a card set or layout, cached by identity (states of a match share
+    them); a fresh list of fresh dicts each time is not needed, callers do not mutate."""
+    hit = _DICTS.get(id(items))
+    if hit is None or hit[0] is not items:
+        if len(_DICTS) > 256:
+            _DICTS.clear()
+        hit = _DICTS[id(items)] = (items, [x.to_dict() for x in items])
+    return [dict(d) for d in hit[1]]
 
 
 # --- actions ------------------------------------------------------------------------------
