@@ -26,7 +26,7 @@ from engine.core import (
     Score,
     options_tuple,
 )
-from engine.errors import IllegalActionError, InvalidStateError
+from engine.errors import InvalidStateError
 from engine.games.pyramid_dice import table as t
 from engine.games.pyramid_dice.cards import (
     CardSetError,
@@ -37,6 +37,7 @@ from engine.games.pyramid_dice.cards import (
     parse_layout,
     place,
 )
+from engine.games.pyramid_dice.checks import check
 from engine.games.pyramid_dice.rules import EN, OPTIONS, RULES
 from engine.games.pyramid_dice.solver import change_die, gains
 from engine.games.pyramid_dice.state import (
@@ -57,6 +58,7 @@ from engine.games.pyramid_dice.state import (
     target_text,
 )
 from engine.games.pyramid_dice.view import expected_view, load_state
+from engine.observation import View
 from engine.registry import register
 
 INFO = GameInfo(name="pyramid_dice", title="Pyramid Dice", min_players=1, max_players=5,
@@ -78,10 +80,6 @@ def _rerolls(source: str) -> tuple[Reroll, ...]:
 
 
 _SETUP_KEYS = {"cards", "card_counts", "layout", "placement", "first_player"}
-
-
-def _fail(name: str, detail: str) -> IllegalActionError:
-    return IllegalActionError(RULES[f"pyramid_dice.{name}"], detail)
 
 
 @register
@@ -174,119 +172,7 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
         return [(a, p) for a, (_, p) in zip(ROLL_ACTIONS, ROLLS, strict=True)]
 
     def check(self, state: PyramidState, action: PyramidAction) -> None:
-        if state.phase == "over":
-            raise _fail("game_over", f"the game is over ({state.ended})")
-        me, p = state.current, f"P{state.current + 1}"
-        if isinstance(action, Strengthen):
-            who = action.player
-            if not 0 <= who < state.players:
-                raise _fail("setup_ra", f"there is no P{who + 1}")
-            if state.strengthened[who]:
-                raise _fail("ra_strengthen", f"P{who + 1}'s Ra card is already strengthened")
-            if state.got_god[who]:
-                raise _fail("ra_strengthen", f"P{who + 1} has taken a god card")
-            left = t.gods_left(state)
-            if left:
-                raise _fail("ra_strengthen", f"god card(s) {', '.join(left)} are still to be "
-                            "taken")
-            return
-        if isinstance(action, Word) and action.word == "end":
-            limit = t.idle_limit(state)
-            if state.players == 1 or limit == 0:
-                raise _fail("stall", "the stall rule is off (option stall_rounds=0 or solo)")
-            if state.phase != "roll" or state.idle_turns < limit:
-                raise _fail("stall", f"{state.idle_turns} turn(s) in a row without a card "
-                            f"taken; the game may end after {limit}, at the start of a turn")
-            return
-        if isinstance(action, Roll):
-            if any(not 1 <= v <= 6 for v in action.values):
-                raise _fail("dice", f"a six-sided die cannot show {action.values}")
-            if state.phase != "roll":
-                raise _fail("roll", f"{p} has rolled this turn; another roll needs a re-roll "
-                            "ability (Ra or a god card)")
-            return
-        if state.phase == "roll":
-            raise _fail("roll", f"{p} must roll the three dice first")
-        if isinstance(action, Reroll):
-            if any(not 1 <= v <= 6 for v in action.values):
-                raise _fail("dice", f"a six-sided die cannot show {action.values}")
-            if action.card == "ra":
-                if state.ra_used >= t.ra_max(state, me):
-                    rule = "ra_two" if state.strengthened[me] else "ra_reroll"
-                    raise _fail(rule, f"{p}'s Ra card has given its {t.ra_max(state, me)} "
-                                "re-roll(s) this turn")
-                return
-            self._check_card(state, action.card, "reroll")
-            return
-        if isinstance(action, Use):
-            if action.die not in state.values:
-                raise _fail("abilities", f"no die shows {action.die} (dice: {state.values})")
-            if action.ability == "flip" and action.die > 6:
-                raise _fail("flip", f"a die worth {action.die} has no opposite face")
-            self._check_card(state, action.card, action.ability)
-            return
-        if isinstance(action, Take | Snatch):
-            self._check_take(state, action)
-            return
-        # giving up: remove, pass, give up
-        if t.can_take(state) and not t.may_give_up(state):
-            raise _fail("must_take", f"{p}'s dice {state.values} make a takeable card")
-        if isinstance(action, Remove):
-            if state.players == 1:
-                raise _fail("solo", "in solo play a failed turn ends the game ('give up')")
-            if t.in_slot(state, action.slot) is None:
-                raise _fail("fail_remove", f"no pyramid card lies in {action.slot}")
-            if not t.is_uncovered(state, action.slot):
-                raise _fail("fail_remove", f"the card in {action.slot} is covered")
-            return
-        if action.word == "give up" and state.players > 1:
-            raise _fail("fail_remove", "remove a takeable pyramid card to the side area "
-                        "('remove SLOT', or 'pass' when the pyramid is empty)")
-        if action.word == "pass" and (state.players == 1 or state.pyramid):
-            raise _fail("solo" if state.players == 1 else "fail_remove",
-                        "give up" if state.players == 1 else
-                        "the pyramid still has cards: remove one to the side area")
-
-    def _check_card(self, state: PyramidState, card_id: str | None, ability: str) -> None:
-        me = state.current
-        if card_id is None:
-            raise _fail("abilities", f"P{me + 1} used {ability} without a god card")
-        if card_id not in t.card_index(state.cards) or card_id not in state.areas[me]:
-            where = "is in the box" if card_id in state.boxed else "is not in front of"
-            raise _fail("abilities", f"god card {card_id} {where} P{me + 1}" +
-                        ("" if card_id in state.boxed else ""))
-        card = t.card(state, card_id)
-        if card.kind != "god" or card.ability != ability:
-            raise _fail("icon", f"card {card_id}'s ability is {card.ability}, not {ability}")
-
-    def _check_take(self, state: PyramidState, action: Take | Snatch) -> None:
-        target = action.target
-        cid = t.target_card(state, target)
-        if cid is None:
-            raise _fail("side_area" if target.startswith("side:") else "uncovered",
-                        f"no card lies in {target_text(target)}")
-        if not target.startswith("side:") and not t.is_uncovered(state, target):
-            raise _fail("uncovered", f"the card in {target} is hidden by cards in front of it")
-        card = t.card(state, cid)
-        if isinstance(action, Snatch):
-            if not state.option("snatch"):
-                raise _fail("snatch", "the snatch rule is not in play (option snatch)")
-            if action.player == state.current or not 0 <= action.player < state.players:
-                raise _fail("snatch", f"P{action.player + 1} cannot snatch in P"
-                            f"{state.current + 1}'s turn")
-            if card.kind == "god" and not state.option("snatch_god_cards"):
-                raise _fail("snatch_god_cards", f"{cid} is a god card")
-        made = t.makeable(state)
-        if card.number not in made:
-            rule = "snatch" if isinstance(action, Snatch) else "number"
-            v = state.values
-            pairs = {v[i] + v[j] for i in range(3) for j in range(i + 1, 3)} | \
-                {v[i] * v[j] for i in range(3) for j in range(i + 1, 3)} | set(v) | \
-                {abs(v[i] - v[j]) for i in range(3) for j in range(i + 1, 3)}
-            if card.number in pairs:
-                rule = "use_all"
-            raise _fail(rule, f"{cid} shows {card.number}, which the dice {v} do not make "
-                        "using each die once")
+        check(state, action)
 
     def _apply(self, state: PyramidState,
                action: PyramidAction) -> tuple[PyramidState, tuple[Event, ...]]:
@@ -426,7 +312,7 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
         return None if state.phase == "over" else state.current
 
     # --- what the camera sees -------------------------------------------------------------
-    def expected_view(self, state: PyramidState) -> Any:
+    def expected_view(self, state: PyramidState) -> View:
         return expected_view(state)
 
     def candidates(self, state: PyramidState) -> Iterator[Candidate[PyramidAction]]:
@@ -459,7 +345,7 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
                 if error is not None:
                     yield Candidate(action, error)
 
-    def view_after(self, state: PyramidState, action: PyramidAction) -> Any:
+    def view_after(self, state: PyramidState, action: PyramidAction) -> View:
         """The physical result of a move, legal or not."""
         if self.is_legal(state, action):
             return expected_view(self._apply(state, action)[0])
