@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from pyramid_dice_table import holding, new, play
 
-from engine import Accepted, NoChange, Observation, Violation, get_game, reconcile
+from engine import Accepted, Ambiguous, NoChange, Observation, Violation, get_game, reconcile
 from engine.games.pyramid_dice import PyramidState
 from engine.games.pyramid_dice.state import Take, Use
 from engine.observation import observe_view
@@ -95,3 +95,24 @@ def test_candidates_are_labelled_as_check_says() -> None:
         for cand in GAME.candidates(s):
             assert cand.legal == GAME.is_legal(s, cand.action), cand.action.to_str()
             GAME.view_after(s, cand.action)  # never raises
+
+
+def test_same_table_from_two_cards_is_one_explanation() -> None:
+    """A 2 turned into a 5 while the player holds both the flip (g1) and the set-5 (g5) card:
+    both explanations predict the same table and the same state (a first use boxes
+    nothing), so reconcile keeps one of them."""
+    s = play(holding(new(), 0, "g1", "g5"), "roll 2 3 4")
+    assert play(s, "flip 2 by g1") == play(s, "set 2 to 5 by g5")
+    res = reconcile(GAME, s, moved(observe_view(GAME.expected_view(play(s, "flip 2 by g1")))))
+    assert isinstance(res, Accepted)
+    assert texts(res)[0] in ("flip 2 by g1", "set 2 to 5 by g5")
+
+
+def test_a_die_read_half_5_half_6_is_ambiguous() -> None:
+    """Two rolls fit equally well (the reader cannot tell a 5 from a 6): ask the players."""
+    s = play(new(), "roll 1 1 1", "remove r7c3")
+    view = GAME.expected_view(play(s, "roll 2 3 5"))
+    obs = observe_view(view, overrides={die_index(view, "5"): {"face": {"5": 0.5, "6": 0.5}}})
+    res = reconcile(GAME, s, obs)
+    assert isinstance(res, Ambiguous)
+    assert {e.text() for e in res.candidates[:2]} == {"roll 2 3 5", "roll 2 3 6"}
