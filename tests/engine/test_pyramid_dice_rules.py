@@ -499,3 +499,83 @@ def test_every_rule_has_a_test() -> None:
     unquoted = [rid for rid, rule in GAME.rules.items()
                 if rule.source.startswith("shared/rules") and rule.text[:40] not in text]
     assert unquoted == []
+
+
+def test_example_data_is_marked_as_example() -> None:
+    """The shipped card file and layout are examples, never the box's contents."""
+    import json
+    from importlib import resources
+
+    from engine.games.pyramid_dice.cards import EXAMPLE_PROVENANCE
+
+    for name in ("example_cards.json", "default_layout.json"):
+        data = json.loads(resources.files("engine.games.pyramid_dice").joinpath(
+            f"data/{name}").read_text("utf-8"))
+        assert data["provenance"] == EXAMPLE_PROVENANCE == "EXAMPLE — not the box's contents"
+    s = GAME.new_state(2, seed=0)
+    assert s.to_dict()["provenance"] == {"cards": EXAMPLE_PROVENANCE,
+                                         "layout": EXAMPLE_PROVENANCE}
+    entered = GAME.new_state(2, setup={"cards": [c.to_dict() for c in s.cards]}, seed=0)
+    assert entered.provenance == ("entered by the players", EXAMPLE_PROVENANCE)
+
+
+def test_entered_card_sets_are_validated() -> None:
+    from engine.games.pyramid_dice.cards import CardSetError
+
+    good = [c.to_dict() for c in GAME.new_state(2, seed=0).cards]
+
+    def fails(cards: object, match: str, **setup: object) -> None:
+        with pytest.raises(CardSetError, match=match):
+            GAME.new_state(2, setup={"cards": cards, **setup})
+
+    fails(good[:-1], "6 god cards, not 7")
+    fails(good + [dict(good[0], id="extra")], "22 treasure cards")
+    fails([dict(good[0], number=0)] + good[1:], "positive whole number")
+    fails([dict(good[0], number=2.5)] + good[1:], "positive whole number")
+    fails([dict(good[0], points=-1)] + good[1:], "whole number ≥ 0")
+    fails([dict(good[0], back=3)] + good[1:], "'back' must be 1 or 2")
+    fails([good[0], dict(good[1], id=good[0]["id"])] + good[2:], "used twice")
+    fails([dict(good[0], id="ra")] + good[1:], "'id' must be")
+    fails([dict(good[0], kind="joker")] + good[1:], "'kind'")
+    gods = [i for i, c in enumerate(good) if c["kind"] == "god"]
+    fails([dict(c, ability="fly") if i == gods[0] else c for i, c in enumerate(good)],
+          "ability")
+    fails([dict(good[0], ability="flip")] + good[1:], "treasure card has no ability")
+    fails("cards", "list of cards")
+    fails(good, "treasure' and 'god'", card_counts={"treasure": 21})
+    fails(good, "card counts", card_counts={"treasure": "21", "god": 7})
+    # the players say their box differs: 20 treasure + 8 god cards
+    eight = [dict(c, kind="god", ability="+1", points=0) if c["id"] == "t1" else c
+             for c in good]
+    s = GAME.new_state(2, setup={"cards": eight, "card_counts": {"treasure": 20, "god": 8}},
+                       seed=0)
+    assert sum(1 for c in s.cards if c.kind == "god") == 8
+    with pytest.raises(CardSetError, match="unknown setup"):
+        GAME.new_state(2, setup={"card": good})
+
+
+def test_entered_layouts_are_validated() -> None:
+    from engine.games.pyramid_dice.cards import CardSetError, triangle_layout
+
+    def fails(layout: object, match: str) -> None:
+        with pytest.raises(CardSetError, match=match):
+            GAME.new_state(2, setup={"layout": layout})
+
+    fails(triangle_layout(6), "21 slots for 28 cards")
+    loop = triangle_layout(7)
+    loop["slots"][27]["covered_by"] = ["r1c1"]  # the front card covered by the apex
+    fails(loop, "covered by itself")
+    unknown = triangle_layout(7)
+    unknown["slots"][0]["covered_by"] = ["r9c9"]
+    fails(unknown, "unknown slot")
+    twice = triangle_layout(7)
+    twice["slots"][1]["slot"] = "r1c1"
+    fails(twice, "used twice")
+    order = triangle_layout(7)
+    order["order"] = order["order"][:-1]
+    fails(order, "every slot exactly once")
+    fails({"rows": 7}, "a layout is")
+    # a flat layout (nothing covers anything): every card is takeable from the start
+    flat = {"slots": [{"slot": f"s{i}", "covered_by": []} for i in range(28)]}
+    s = play(GAME.new_state(2, setup={"layout": flat}, seed=3), "roll 2 3 4")
+    assert len(t.uncovered(s)) == 28

@@ -26,9 +26,10 @@ from engine.core import (
     Score,
     options_tuple,
 )
-from engine.errors import InvalidStateError
+from engine.errors import InvalidOptionError, InvalidStateError
 from engine.games.pyramid_dice import table as t
 from engine.games.pyramid_dice.cards import (
+    EXAMPLE_PROVENANCE,
     CardSetError,
     check_placement,
     default_layout,
@@ -79,6 +80,15 @@ def _rerolls(source: str) -> tuple[Reroll, ...]:
     return _REROLLS[source]
 
 
+def _provenance(entered: Any) -> str:
+    """The provenance of entered data (the shipped example/default when none was entered)."""
+    if entered is None:
+        return EXAMPLE_PROVENANCE
+    if isinstance(entered, Mapping) and isinstance(entered.get("provenance"), str):
+        return str(entered["provenance"])
+    return "entered by the players"
+
+
 _SETUP_KEYS = {"cards", "card_counts", "layout", "placement", "first_player"}
 
 
@@ -99,6 +109,8 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
             raise InvalidStateError(f"Pyramid Dice is for 1 to 5 players (5 Ra cards), not "
                                     f"{players!r}")
         values = INFO.resolve_options(options)
+        if int(values["stall_rounds"]) < 0:
+            raise InvalidOptionError("option 'stall_rounds' is 0 (off) or more rounds")
         setup = dict(setup or {})
         unknown = set(setup) - _SETUP_KEYS
         if unknown:
@@ -120,7 +132,8 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
             players, options_tuple(values), cards, slots,
             tuple((s, placement[s]) for s in names),
             areas=((),) * players, hidden=((),) * players,
-            strengthened=(False,) * players, got_god=(False,) * players, current=first)
+            strengthened=(False,) * players, got_god=(False,) * players, current=first,
+            provenance=(_provenance(setup.get("cards")), _provenance(setup.get("layout"))))
 
     def state_from_dict(self, data: Mapping[str, Any]) -> PyramidState:
         return load_state(data)

@@ -55,6 +55,9 @@ class PyramidState:
         turn: turns started so far (1 at the first turn).
         ended: why the game ended (``all_taken``, ``pyramid_empty``, ``stall``,
             ``solo_failed``), None while it goes on.
+        provenance: where the card set and the layout come from: the ``provenance`` of the
+            files the players entered (``entered by the players`` when they gave none), or
+            ``EXAMPLE — not the box's contents`` for the shipped example and default.
     """
 
     players: int
@@ -76,6 +79,7 @@ class PyramidState:
     idle_turns: int = 0
     turn: int = 1
     ended: str | None = None
+    provenance: tuple[str, str] = ("", "")
 
     def option(self, name: str) -> OptionValue:
         return option_of(self.options, name)
@@ -97,6 +101,7 @@ class PyramidState:
             "dice": [[v, f] for v, f in self.dice], "ra_used": self.ra_used,
             "god_uses": self.god_uses, "idle_turns": self.idle_turns, "turn": self.turn,
             "ended": self.ended,
+            "provenance": {"cards": self.provenance[0], "layout": self.provenance[1]},
         }
 
 

@@ -81,6 +81,15 @@ def _parsed(cards: Any, layout: Any) -> tuple[tuple[Card, ...], tuple[Slot, ...]
     return _PARSED[key]
 
 
+def _provenance(value: Any) -> tuple[str, str]:
+    if value is None:
+        return ("", "")
+    if not isinstance(value, Mapping) or not all(
+            isinstance(value.get(k, ""), str) for k in ("cards", "layout")):
+        raise InvalidStateError("Pyramid Dice state: provenance gives 'cards' and 'layout'")
+    return (str(value.get("cards", "")), str(value.get("layout", "")))
+
+
 def load_state(data: Mapping[str, Any], info: GameInfo | None = None) -> PyramidState:
     """A state from ``PyramidState.to_dict()`` output, checked; raises InvalidStateError."""
     from engine.core import options_tuple
@@ -140,7 +149,8 @@ def load_state(data: Mapping[str, Any], info: GameInfo | None = None) -> Pyramid
             got_god=_flags(data["got_god"], "got_god", players), current=current, phase=phase,
             dice=tuple(sorted(dice)), ra_used=_count(data, "ra_used"),
             god_uses=_count(data, "god_uses"), idle_turns=_count(data, "idle_turns"),
-            turn=_count(data, "turn", 1), ended=ended)
+            turn=_count(data, "turn", 1), ended=ended,
+            provenance=_provenance(data.get("provenance")))
     except CardSetError as exc:
         raise InvalidStateError(f"Pyramid Dice state: {exc}") from None
     except (KeyError, TypeError, AttributeError) as exc:
