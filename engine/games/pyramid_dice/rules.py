@@ -4,6 +4,21 @@ the named options for what the sheet leaves open.
 The sentences are the English rendering (shared/rules/pyramid-dice-rules-en.md), checked
 sentence by sentence against the Japanese original (pyramid-dice-rules-ja.txt). Where the
 two differ the Japanese wins; the notes marked "JA:" below say where and how.
+
+Readings the sheet leaves open and that are not worth an option (INFERRED; each is tested):
+
+* A snatch takes the place of the failed turn's removal: the sheet says play "restarts"
+  (リスタート) after the snatch and names no removal. Any other player may snatch (the
+  camera cannot see the earlier players "saying nothing"); the text form names who did.
+* "All god cards in the pyramid have been taken" (ピラミッド内の神カードがすべて獲得された):
+  a god card in the side area has not been taken, so it blocks the Ra strengthening; a god
+  card snatched face down does not count as one "obtained" (its ability is never usable).
+* A snatched card lies face down: it scores its back number and is not a treasure card for
+  the tie-break. God cards returned to the box no longer count for their owner's points
+  (the example gods have 0 points anyway; the box's are unknown).
+* Strengthening may be done by any eligible player at any time during the game (the sheet
+  gives no moment).
+* In solo play a failed turn is ``give up`` (the game ends); nothing goes to the side area.
 """
 
 from __future__ import annotations
