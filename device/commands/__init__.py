@@ -9,6 +9,7 @@ user can fix; the CLI turns those into one line on stderr.
 # The order here is the order of `dicetable --help`.
 COMMANDS: tuple[str, ...] = (
     "demo",
+    "serve",
     "games",
     "solve",
     "replay",

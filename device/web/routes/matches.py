@@ -1,0 +1,89 @@
+"""Matches: create, list, view, act, undo, record, evidence, and the live WebSocket."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Response, WebSocket, WebSocketDisconnect
+
+from device.web.deps import HubDep, ServiceDep
+from device.web.schemas import ActionIn, Created, ErrorOut, MatchIn, UndoIn
+from device.web.service import ServiceError
+
+router = APIRouter(prefix="/api/matches", tags=["matches"])
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "no such match"},
+    409: {"model": ErrorOut, "description": "stale version: the match changed meanwhile"},
+    422: {"model": ErrorOut, "description": "invalid or illegal (the rule is named)"},
+}
+
+
+@router.get("", operation_id="list_matches")
+def list_matches(service: ServiceDep) -> list[dict[str, Any]]:
+    return [m.to_dict() for m in service.store.matches()]
+
+
+@router.post("", status_code=201, operation_id="create_match", responses=ERRORS)
+def create_match(body: MatchIn, service: ServiceDep) -> Created:
+    return Created(id=service.create(body.game, body.players, body.options, body.setup,
+                                     body.seed, body.title))
+
+
+@router.get("/{match_id}", operation_id="get_match", responses=ERRORS)
+def get_match(match_id: str, service: ServiceDep) -> dict[str, Any]:
+    return service.view(match_id)
+
+
+@router.get("/{match_id}/record", operation_id="get_record", responses=ERRORS)
+def get_record(match_id: str, service: ServiceDep) -> dict[str, Any]:
+    return service.record(match_id)
+
+
+@router.post("/{match_id}/actions", operation_id="post_action", responses=ERRORS)
+def post_action(match_id: str, body: ActionIn, service: ServiceDep) -> dict[str, Any]:
+    return service.act(match_id, body.action, body.version, answer_to=body.answer_to)
+
+
+@router.post("/{match_id}/undo", operation_id="undo", responses=ERRORS)
+def undo(match_id: str, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
+    return service.undo(match_id, body.version)
+
+
+@router.get("/{match_id}/evidence/{seq}", operation_id="get_evidence", responses=ERRORS,
+            response_class=Response)
+def evidence(match_id: str, seq: int, service: ServiceDep) -> Response:
+    service.view(match_id)  # 404 for an unknown match
+    jpeg = service.store.thumbnail(match_id, seq)
+    if jpeg is None:
+        raise ServiceError(404, "evidence/not_found", f"no picture for entry {seq}")
+    return Response(jpeg, media_type="image/jpeg")
+
+
+@router.websocket("/{match_id}/live")
+async def live(websocket: WebSocket, match_id: str, service: ServiceDep, hub: HubDep) -> None:
+    try:
+        first = service.view(match_id)
+    except ServiceError as exc:
+        await websocket.close(code=4404, reason=exc.message[:120])
+        return
+    await websocket.accept()
+    queue = hub.subscribe(match_id)
+    try:
+        await websocket.send_json(first)
+        while True:
+            getter = asyncio.ensure_future(queue.get())
+            closer = asyncio.ensure_future(websocket.receive_text())
+            done, pending = await asyncio.wait({getter, closer},
+                                               return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            if closer in done:
+                closer.result()  # raises WebSocketDisconnect when the phone left
+                continue
+            await websocket.send_json(getter.result())
+    except WebSocketDisconnect:
+        pass
+    finally:
+        hub.unsubscribe(match_id, queue)

@@ -1,0 +1,235 @@
+// dicetable phone page: no build step. Talks to /api; live updates over a WebSocket.
+"use strict";
+const $ = (sel) => document.querySelector(sel);
+const state = { matchId: null, view: null, ws: null, games: [] };
+
+async function api(path, options = {}) {
+  const res = await fetch(path, {headers: {"Content-Type": "application/json"}, ...options});
+  const body = res.headers.get("content-type")?.includes("json") ? await res.json() : null;
+  if (!res.ok) {
+    const err = new Error(body?.message || `HTTP ${res.status}`);
+    err.status = res.status; err.body = body;
+    throw err;
+  }
+  return body;
+}
+
+function toast(message) {
+  const t = $("#toast");
+  t.textContent = message; t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 6000);
+}
+
+function show(id) {
+  for (const s of ["list-view", "new-view", "match-view"]) $("#" + s).hidden = s !== id;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "onclick") e.addEventListener("click", v); else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+// --- list --------------------------------------------------------------------------------
+async function showList() {
+  closeLive();
+  state.matchId = null;
+  show("list-view");
+  const list = $("#matches");
+  list.replaceChildren();
+  const matches = await api("/api/matches");
+  if (!matches.length) list.append(el("li", {}, "No match yet: start one."));
+  for (const m of matches) {
+    const when = new Date(m.updated * 1000).toLocaleString();
+    list.append(el("li", {"data-id": m.id, onclick: () => { location.hash = "#/m/" + m.id; }},
+      el("strong", {}, `${m.title || m.game}`), ` · ${m.players} players · ${m.entries} entries`,
+      el("br"), el("small", {}, `${m.finished ? "finished" : "in play"} · ${when}`)));
+  }
+}
+
+// --- new match ---------------------------------------------------------------------------
+async function showNew() {
+  show("new-view");
+  if (!state.games.length) state.games = await api("/api/games");
+  const select = $("#game-select");
+  select.replaceChildren(...state.games.map((g) => el("option", {value: g.name}, g.title)));
+  select.onchange = renderOptions;
+  renderOptions();
+}
+
+function renderOptions() {
+  const game = state.games.find((g) => g.name === $("#game-select").value);
+  const box = $("#options");
+  box.replaceChildren(el("legend", {}, "Options"));
+  for (const o of game.options) {
+    let input;
+    if (typeof o.default === "boolean") {
+      input = el("input", {type: "checkbox", name: "opt:" + o.name});
+      input.checked = o.default;
+    } else if (o.choices) {
+      input = el("select", {name: "opt:" + o.name},
+        ...o.choices.map((c) => el("option", {value: c}, String(c))));
+      input.value = o.default;
+    } else {
+      input = el("input", {name: "opt:" + o.name, value: o.default});
+    }
+    box.append(el("label", {title: o.doc}, `${o.name} `, el("small", {}, `[${o.provenance}]`), input));
+  }
+  const players = document.querySelector("[name=players]");
+  players.min = game.players[0]; players.max = game.players[1];
+  if (+players.value < game.players[0]) players.value = game.players[0];
+  $("#setup-label").hidden = game.name !== "pyramid_dice";
+}
+
+async function createMatch(ev) {
+  ev.preventDefault();
+  const form = new FormData(ev.target);
+  const game = state.games.find((g) => g.name === form.get("game"));
+  const options = {};
+  for (const o of game.options) {
+    const field = ev.target.elements["opt:" + o.name];
+    if (typeof o.default === "boolean") options[o.name] = field.checked;
+    else if (typeof o.default === "number") options[o.name] = Number(field.value);
+    else options[o.name] = field.value;
+  }
+  const body = {game: game.name, players: Number(form.get("players")), options,
+                title: form.get("title") || ""};
+  const setup = (form.get("setup") || "").trim();
+  if (setup) {
+    try { body.setup = JSON.parse(setup); } catch (e) { toast("Setup is not valid JSON"); return; }
+  }
+  try {
+    const created = await api("/api/matches", {method: "POST", body: JSON.stringify(body)});
+    location.hash = "#/m/" + created.id;
+  } catch (e) { toast(e.message); }
+}
+
+// --- a match -----------------------------------------------------------------------------
+async function showMatch(id) {
+  show("match-view");
+  if (state.matchId !== id) {
+    closeLive();
+    state.matchId = id;
+    try { render(await api("/api/matches/" + id)); } catch (e) { toast(e.message); return; }
+    openLive(id);
+  }
+}
+
+function openLive(id) {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${proto}://${location.host}/api/matches/${id}/live`);
+  state.ws = ws;
+  ws.onopen = () => $("#conn").classList.add("on");
+  ws.onclose = () => {
+    $("#conn").classList.remove("on");
+    if (state.ws === ws && state.matchId === id) setTimeout(() => {
+      if (state.matchId === id) openLive(id);
+    }, 2000);
+  };
+  ws.onmessage = (msg) => render(JSON.parse(msg.data));
+}
+
+function closeLive() {
+  const ws = state.ws; state.ws = null;
+  if (ws) ws.close();
+}
+
+function render(view) {
+  if (view.id !== state.matchId) return;
+  if (state.view && view.version < state.view.version) return;  // an old message
+  state.view = view;
+  $("#m-title").textContent = view.title;
+  $("#m-title").dataset.version = view.version;
+  $("#m-turn").textContent = view.outcome ? "Match over" : `P${view.to_move + 1} to play`;
+  const out = $("#m-outcome");
+  out.hidden = !view.outcome;
+  if (view.outcome) {
+    out.textContent = `Winner: ${view.outcome.winners.map((w) => "P" + (w + 1)).join(", ")} — ${view.outcome.reason}`;
+  }
+  const scores = $("#m-scores");
+  scores.replaceChildren(...view.scores.map((s) => el("tr",
+    {class: s.player === view.to_move ? "to-move" : ""},
+    el("th", {}, "P" + (s.player + 1)), el("td", {class: "total"}, String(s.total)),
+    el("td", {class: "breakdown"}, s.breakdown.filter((b) => b.points).map(
+      (b) => `${b.rule} ${b.points}`).join(" · ")))));
+  $("#m-table").textContent = JSON.stringify(view.state, null, 1);
+  renderPending(view);
+  renderActions();
+  const log = $("#m-log");
+  log.replaceChildren(...view.entries.slice().reverse().map((e) => el("li",
+    {class: e.kind}, `${e.kind === "action" ? "" : e.kind + ": "}${e.text} `,
+    el("span", {class: "src"}, e.source))));
+}
+
+function renderPending(view) {
+  const box = $("#m-pending");
+  const p = view.pending;
+  box.hidden = !p;
+  if (!p) return;
+  box.className = "pending " + p.kind;
+  const head = p.kind === "question" ? "The camera is not sure:" : "Rule broken?";
+  const children = [el("strong", {}, head + " "), p.text];
+  const candidates = (p.data && p.data.candidates) || [];
+  if (candidates.length) {
+    const row = el("div", {class: "row"});
+    for (const c of candidates) {
+      const text = c.actions.join("; ");
+      if (c.actions.length === 1) {
+        row.append(el("button", {class: "answer", onclick: () => send(c.actions[0], p.seq)}, text));
+      }
+    }
+    children.push(row);
+  }
+  if (p.data && p.data.rule_text) children.push(el("blockquote", {}, p.data.rule_text));
+  box.replaceChildren(...children);
+}
+
+function renderActions() {
+  const view = state.view;
+  const filter = $("#m-filter").value.trim().toLowerCase();
+  const box = $("#m-actions");
+  const actions = view.legal_actions.filter((a) => a.toLowerCase().includes(filter)).slice(0, 60);
+  box.replaceChildren(...actions.map((a) => el("button", {onclick: () => send(a)}, a)));
+}
+
+async function send(action, answerTo) {
+  const body = {action, version: state.view.version};
+  if (answerTo !== undefined) body.answer_to = answerTo;
+  try {
+    render(await api(`/api/matches/${state.matchId}/actions`,
+                     {method: "POST", body: JSON.stringify(body)}));
+    $("#m-typed").value = "";
+  } catch (e) {
+    toast(e.status === 409 ? "The table changed meanwhile: look again." : e.message);
+    if (e.status === 409) render(await api("/api/matches/" + state.matchId));
+  }
+}
+
+async function undo() {
+  try {
+    render(await api(`/api/matches/${state.matchId}/undo`,
+                     {method: "POST", body: JSON.stringify({version: state.view.version})}));
+  } catch (e) { toast(e.message); }
+}
+
+// --- routing -----------------------------------------------------------------------------
+function route() {
+  const m = location.hash.match(/^#\/m\/([\w-]+)/);
+  if (m) return showMatch(m[1]);
+  if (location.hash === "#/new") return showNew();
+  return showList();
+}
+
+$("#new-btn").addEventListener("click", () => { location.hash = "#/new"; });
+$("#cancel-new").addEventListener("click", () => { location.hash = ""; });
+$("#new-form").addEventListener("submit", createMatch);
+$("#m-filter").addEventListener("input", renderActions);
+$("#m-send").addEventListener("click", () => { const t = $("#m-typed").value.trim(); if (t) send(t); });
+$("#m-typed").addEventListener("keydown", (e) => { if (e.key === "Enter") $("#m-send").click(); });
+$("#m-undo").addEventListener("click", undo);
+window.addEventListener("hashchange", () => route().catch((e) => toast(e.message)));
+route().catch((e) => toast(e.message));
