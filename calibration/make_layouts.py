@@ -1,0 +1,233 @@
+"""Regenerate the shipped layout files: ``python -m calibration.make_layouts``.
+
+The JSON files in ``calibration/layouts/`` are the source of truth (players may edit them);
+this script is how the shipped ones were drawn, so that a change of the house geometry (marker
+size, border) is one edit here. Markers sit in a 40 mm border band round the mat, never inside
+a zone, so dice and cards never hide them and a sheet cut never runs through one.
+
+Sizes that no source gives are assumptions, stated in each file's ``doc``: Pyramid Dice cards
+are taken as 44 x 63 mm, Pyradice board spaces as 22 mm, Looney pyramids up to 25 mm wide.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Callable
+
+from calibration.layouts import LAYOUT_DIR, Layout, Marker, Point, Slot, Zone, layout_to_dict
+
+logger = logging.getLogger(__name__)
+
+BORDER = 40.0
+MARKER = 30.0
+MARKER_PITCH = 90.0
+GAP = 6.0
+IDS_PER_MAT = 40
+
+Rect = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+def rect(x0: float, y0: float, x1: float, y1: float) -> tuple[Point, ...]:
+    return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+
+
+def border_markers(w: float, h: float, base: int) -> tuple[Marker, ...]:
+    """Markers evenly along the four edges (corners included), ids base, base+1, ..."""
+    c = BORDER / 2
+    nx = max(2, math.floor((w - 2 * c) / MARKER_PITCH) + 1)
+    ny = max(2, math.floor((h - 2 * c) / MARKER_PITCH) + 1)
+    xs = [c + i * (w - 2 * c) / (nx - 1) for i in range(nx)]
+    ys = [c + i * (h - 2 * c) / (ny - 1) for i in range(ny)]
+    centres = [(x, c) for x in xs] + [(w - c, y) for y in ys[1:-1]]
+    centres += [(x, h - c) for x in reversed(xs)] + [(c, y) for y in reversed(ys[1:-1])]
+    if len(centres) > IDS_PER_MAT:
+        raise ValueError("too many markers for one id block")
+    return tuple(Marker(base + i, p, MARKER) for i, p in enumerate(centres))
+
+
+def split(r: Rect, n: int, gap: float = GAP) -> list[Rect]:
+    """n equal rectangles side by side."""
+    x0, y0, x1, y1 = r
+    wd = (x1 - x0 - gap * (n - 1)) / n
+    return [(x0 + i * (wd + gap), y0, x0 + i * (wd + gap) + wd, y1) for i in range(n)]
+
+
+def bands(w: float, h: float, top: float, bottom: float) -> tuple[Rect, Rect, Rect]:
+    """Far band, middle, near band of the inner area."""
+    x0, y0, x1, y1 = BORDER, BORDER, w - BORDER, h - BORDER
+    return ((x0, y0, x1, y0 + top), (x0, y0 + top + GAP, x1, y1 - bottom - GAP),
+            (x0, y1 - bottom, x1, y1))
+
+
+def seats(players: int) -> tuple[list[int], list[int]]:
+    """Players on the near side (left to right) and on the far side (as seen from the near
+    side, left to right): clockwise round the table."""
+    near = list(range((players + 1) // 2))
+    far = list(range(players - 1, len(near) - 1, -1))
+    return near, far
+
+
+# --- the games -------------------------------------------------------------------------------
+def icedice(players: int, base: int) -> Layout:
+    w, h = (480.0, 360.0) if players <= 2 else (600.0, 420.0)
+    far, mid, near = bands(w, h, 80, 80)
+    zones = [Zone(name, label, rect(*r)) for (name, label), r in zip(
+        (("bank", "Bank"), ("counter", "Counter"), ("rolling", "Rolling area")),
+        split(mid, 3), strict=True)]
+    near_p, far_p = seats(players)
+    for band, who in ((near, near_p), (far, far_p)):
+        for p, r in zip(who, split(band, max(1, len(who))), strict=True):
+            zones.append(Zone(f"vault:{p}", f"Vault - player {p + 1}", rect(*r)))
+    return Layout("icedice", players, f"IceDice, {players} players", (w, h),
+                  border_markers(w, h, base), tuple(zones),
+                  ("red", "yellow", "green", "blue", "black", "white"), 8.0,
+                  doc="Zones: rolling, bank, counter, vault:<player> (players from 0). "
+                      "Pieces are Looney pyramids (up to 25 mm wide); the two dice are rolled "
+                      "in the rolling area.")
+
+
+CARD_W, CARD_H, CARD_PITCH, ROW_STEP = 44.0, 63.0, 48.0, 34.0
+
+
+def pyramid_dice(players: int, base: int) -> Layout:
+    w, h = 660.0, 480.0
+    x0, y0 = BORDER, BORDER
+    rows = 7
+    pyr_w = rows * CARD_PITCH + 2 * GAP
+    pyr_h = (rows - 1) * ROW_STEP + CARD_H + 2 * GAP
+    pyr = (x0, y0, x0 + pyr_w, y0 + pyr_h)
+    cx = (pyr[0] + pyr[2]) / 2
+    slots = []
+    for r in range(1, rows + 1):  # apex (row 1) is the far end; row 7 is nearest the players
+        top = y0 + GAP + (r - 1) * ROW_STEP
+        for c in range(1, r + 1):
+            left = cx - r * CARD_PITCH / 2 + (c - 1) * CARD_PITCH + (CARD_PITCH - CARD_W) / 2
+            slots.append(Slot(f"r{r}c{c}", rect(left, top, left + CARD_W, top + CARD_H)))
+    right = (pyr[2] + GAP, y0, w - BORDER, pyr[3])
+    side, rolling = (right[0], right[1], right[2], right[1] + 150), \
+        (right[0], right[1] + 150 + GAP, right[2], right[3])
+    zones = [Zone("pyramid", "Pyramid", rect(*pyr), tuple(slots)),
+             Zone("side", "Side area", rect(*side)),
+             Zone("rolling", "Rolling area", rect(*rolling))]
+    near = (x0, pyr[3] + GAP, w - BORDER, h - BORDER)
+    for p, r in enumerate(split(near, players)):
+        zones.append(Zone(f"area:{p}", f"Cards - player {p + 1}", rect(*r)))
+    return Layout("pyramid_dice", players, f"Pyramid Dice, {players} players", (w, h),
+                  border_markers(w, h, base), tuple(zones), ("white", "red", "black"), 8.0,
+                  doc="Zones: rolling, pyramid (slots r<row>c<col>, row 1 = apex = far end, "
+                      "row 7 nearest the players, as engine/games/pyramid_dice), side, "
+                      "area:<player>. Cards assumed 44 x 63 mm, rows overlapping by 29 mm.")
+
+
+SPACE = 22.0
+
+
+def _board(r: Rect, flip: bool) -> tuple[Slot, ...]:
+    """21 spaces: level 1 (6 spaces) nearest the owner, level 6 (1 space) at the top."""
+    x0, y0, x1, y1 = r
+    cx = (x0 + x1) / 2
+    slots = []
+    for level in range(1, 7):
+        n = 7 - level
+        for i in range(1, n + 1):
+            left = cx - n * SPACE / 2 + (i - 1) * SPACE
+            bottom = y1 - 8 - (level - 1) * SPACE
+            sx0, sy0, sx1, sy1 = left + 1, bottom - SPACE + 1, left + SPACE - 1, bottom - 1
+            if flip:  # a far player's board faces them: turn it half round about its centre
+                cy = (y0 + y1) / 2
+                sx0, sx1 = 2 * cx - sx1, 2 * cx - sx0
+                sy0, sy1 = 2 * cy - sy1, 2 * cy - sy0
+            slots.append(Slot(f"l{level}s{i}", rect(sx0, sy0, sx1, sy1)))
+    return tuple(slots)
+
+
+def pyradice(players: int, base: int) -> Layout:
+    board = 6 * SPACE + 16
+    if players <= 2:
+        quarry = 170.0
+        w, h = 2 * BORDER + 2 * board + quarry + 2 * GAP, 2 * BORDER + 170.0
+        xs = BORDER
+        rects = {0: (xs, BORDER, xs + board, h - BORDER),
+                 1: (w - BORDER - board, BORDER, w - BORDER, h - BORDER)}
+        q = (xs + board + GAP, BORDER, w - BORDER - board - GAP, h - BORDER)
+        flips = {0: False, 1: False}
+    else:
+        w = 2 * BORDER + 2 * board + GAP
+        h = 2 * BORDER + 2 * board + 2 * GAP + 150
+        far, mid, near = bands(w, h, board, board)
+        near_p, far_p = seats(players)
+        rects, flips = {}, {}
+        for band, who, flip in ((near, near_p, False), (far, far_p, True)):
+            for p, r in zip(who, split(band, 2), strict=False):
+                rects[p], flips[p] = r, flip
+        q = mid
+    zones = [Zone("quarry", "Quarry", rect(*q))]
+    for p in range(players):
+        zones.append(Zone(f"board:{p}", f"Pyramid - player {p + 1}", rect(*rects[p]),
+                          _board(rects[p], flips[p])))
+    return Layout("pyradice", players, f"Pyradice, {players} players", (w, h),
+                  border_markers(w, h, base), tuple(zones),
+                  ("red", "yellow", "green", "blue", "purple", "white"), 8.0,
+                  doc="Zones: quarry, board:<player> with slots l<level>s<space> (level 1 = "
+                      "6 spaces nearest the owner ... level 6 = 1 space). A die stacked above "
+                      "two dice is seen from above in its own space. Spaces assumed 22 mm.")
+
+
+def quarriors(players: int, base: int) -> Layout:
+    names = (("active", "Active Pool"), ("ready", "Ready Area"), ("spent", "Spent Pile"),
+             ("used", "Used Pile"))
+    if players <= 2:
+        w, h, band_h = 520.0, 400.0, 80.0
+    else:
+        w, h, band_h = 560.0, 560.0, 2 * 70.0 + GAP
+    far, mid, near = bands(w, h, band_h, band_h)
+    zones = [Zone("wilds", "The Wilds", rect(*mid))]
+    near_p, far_p = seats(players)
+    for band, who in ((near, near_p), (far, far_p)):
+        for p, block in zip(who, split(band, max(1, len(who)), 3 * GAP), strict=True):
+            if players <= 2:
+                cells = split(block, 4)
+            else:
+                bx0, by0, bx1, by1 = block
+                mid_y = (by0 + by1) / 2
+                cells = split((bx0, by0, bx1, mid_y - GAP / 2), 2) + \
+                    split((bx0, mid_y + GAP / 2, bx1, by1), 2)
+            for (name, label), r in zip(names, cells, strict=True):
+                zones.append(Zone(f"{name}:{p}", f"{label} - player {p + 1}", rect(*r)))
+    return Layout("quarriors", players, f"Quarriors!, {players} players", (w, h),
+                  border_markers(w, h, base), tuple(zones),
+                  ("red", "blue", "green", "yellow", "purple", "black", "white", "orange"), 8.0,
+                  doc="Zones: wilds, active:<player>, ready:<player>, spent:<player>, "
+                      "used:<player>. The bag is off the mat.")
+
+
+GAMES: dict[str, tuple[Callable[[int, int], Layout], tuple[int, ...]]] = {
+    "icedice": (icedice, (2, 3, 4)),
+    "pyramid_dice": (pyramid_dice, (1, 2, 3, 4, 5)),
+    "pyradice": (pyradice, (2, 3, 4)),
+    "quarriors": (quarriors, (2, 3, 4)),
+}
+
+
+def build_all() -> list[Layout]:
+    """Every shipped layout; each mat gets its own block of IDS_PER_MAT marker ids."""
+    out, block = [], 0
+    for make, counts in GAMES.values():
+        for n in counts:
+            out.append(make(n, block * IDS_PER_MAT))
+            block += 1
+    return out
+
+
+def main() -> None:
+    LAYOUT_DIR.mkdir(exist_ok=True)
+    for layout in build_all():
+        path = LAYOUT_DIR / f"{layout.key}.json"
+        path.write_text(json.dumps(layout_to_dict(layout), indent=1) + "\n", encoding="utf-8")
+        logger.warning("wrote %s", path)
+
+
+if __name__ == "__main__":
+    main()
