@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from collections.abc import Callable
 
 from calibration.layouts import LAYOUT_DIR, Layout, Marker, Point, Slot, Zone, layout_to_dict
@@ -225,7 +226,10 @@ def main() -> None:
     LAYOUT_DIR.mkdir(exist_ok=True)
     for layout in build_all():
         path = LAYOUT_DIR / f"{layout.key}.json"
-        path.write_text(json.dumps(layout_to_dict(layout), indent=1) + "\n", encoding="utf-8")
+        text = json.dumps(layout_to_dict(layout), indent=1, ensure_ascii=False)
+        # One point per line is unreadable: keep innermost lists (points, sizes) on one line.
+        text = re.sub(r"\[\s+([-\d.]+),\s+([-\d.]+)\s+\]", r"[\1, \2]", text)
+        path.write_text(text + "\n", encoding="utf-8")
         logger.warning("wrote %s", path)
 
 
