@@ -579,3 +579,24 @@ def test_entered_layouts_are_validated() -> None:
     flat = {"slots": [{"slot": f"s{i}", "covered_by": []} for i in range(28)]}
     s = play(GAME.new_state(2, setup={"layout": flat}, seed=3), "roll 2 3 4")
     assert len(t.uncovered(s)) == 28
+
+
+def test_scenario_with_exact_state_and_scores() -> None:
+    """A short match on the fixed table, snatch on: take, removal, a side-area take, a god
+    card, a snatch and a flip, with the state and scores after each step."""
+    s = play(new(2, snatch=True), "roll 2 3 4", "take r7c1")  # 6 = 4÷2×3
+    assert s.areas == (("t6",), ()) and s.current == 1
+    s = play(s, "roll 1 1 1", "remove r7c3")  # nothing to take: 13 to the side area
+    assert s.side == ("t13",) and s.idle_turns == 1
+    s = play(s, "roll 1 3 4", "take side t13", "roll 2 3 4", "take r7c4")  # 13, then g1 (14)
+    assert s.areas == (("t6", "t13"), ("g1",)) and s.got_god == (False, True)
+    assert t.is_uncovered(s, "r6c3")  # both cards in front of it are gone
+    s = play(s, "roll 1 1 1", "snatch P2 r6c3")  # P1 gives up, P2 snatches t3 (3 = 1+1+1)
+    assert s.hidden == ((), ("t3",)) and s.current == 1
+    s = play(s, "roll 1 2 5", "flip 1 by g1")
+    assert s.values == (2, 5, 6) and s.areas[1] == ("g1",)
+    s = play(s, "take r7c2")  # 9 = 6+5−2
+    assert [x.total for x in GAME.score(s)] == [4, 3]
+    assert GAME.score(s)[1].breakdown == (("treasure cards", 2), ("god cards", 0),
+                                          ("snatched cards (back numbers)", 1))
+    assert GAME.outcome(s) is None and s.turn == 7 and s.current == 0
