@@ -600,3 +600,45 @@ def test_scenario_with_exact_state_and_scores() -> None:
     assert GAME.score(s)[1].breakdown == (("treasure cards", 2), ("god cards", 0),
                                           ("snatched cards (back numbers)", 1))
     assert GAME.outcome(s) is None and s.turn == 7 and s.current == 0
+
+
+def test_state_from_dict_fails_cleanly_on_junk() -> None:
+    """Every mangled field either still makes a valid state or gives InvalidStateError,
+    never another exception; dropping a required field is always an error."""
+    import random as _random
+
+    good = play(new(3, snatch=True), "roll 2 3 4", "take r7c1", "roll 1 1 1").to_dict()
+    junk: list[object] = [None, 7, -1, "x", [], {}, [1, 2], {"a": 1}, True, 2.5, [[9, 9]]]
+    rng = _random.Random(5)
+
+    def load(data: dict[str, object]) -> None:
+        try:
+            GAME.state_from_dict(data)
+        except InvalidStateError:
+            pass
+
+    for key in good:
+        for value in junk:
+            load(dict(good, **{key: value}))
+        bad = dict(good)
+        del bad[key]
+        if key in ("players", "cards", "layout", "pyramid", "side", "areas", "hidden",
+                   "boxed", "strengthened", "got_god", "current", "phase"):
+            with pytest.raises(InvalidStateError):
+                GAME.state_from_dict(bad)
+    for _ in range(100):
+        bad = dict(good, cards=[dict(c) for c in good["cards"]])
+        card = rng.choice(bad["cards"])
+        card[rng.choice(sorted(card))] = rng.choice(junk)
+        load(bad)
+    assert GAME.state_from_dict(good).to_dict() == good
+
+
+def test_new_state_fails_cleanly_on_junk_setup() -> None:
+    junk: list[object] = [None, 7, "x", [], {}, [1, 2], {"a": [1]}, True, [{"id": [1]}]]
+    for key in ("cards", "card_counts", "layout", "placement", "first_player"):
+        for value in junk:
+            try:
+                GAME.new_state(2, setup={key: value}, seed=1)
+            except InvalidStateError:
+                pass

@@ -229,6 +229,8 @@ def check_placement(placement: Mapping[str, Any], cards: Sequence[Card],
     if not isinstance(placement, Mapping):
         raise CardSetError("placement: must map each slot to a card id")
     by_id = {c.id: c for c in cards}
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in placement.items()):
+        raise CardSetError("placement: slot names and card ids are text")
     if sorted(placement) != sorted(order):
         raise CardSetError("placement: every slot of the layout needs exactly one card")
     ids = [placement[s] for s in order]

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core import GameInfo
-from engine.errors import InvalidStateError
+from engine.errors import InvalidOptionError, InvalidStateError
 from engine.games.pyramid_dice import table as t
 from engine.games.pyramid_dice.cards import Card, CardSetError, Slot, parse_cards, parse_layout
 from engine.games.pyramid_dice.rules import OPTIONS
@@ -103,6 +103,8 @@ def load_state(data: Mapping[str, Any], info: GameInfo | None = None) -> Pyramid
         if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= 5:
             raise InvalidStateError(f"Pyramid Dice state: players must be 1..5, not "
                                     f"{players!r}")
+        if not isinstance(data.get("options") or {}, Mapping):
+            raise InvalidStateError("Pyramid Dice state: options must map names to values")
         values = (info or GameInfo("pyramid_dice", "", 1, 5, "", options=OPTIONS)) \
             .resolve_options(data.get("options"))
         cards, layout = _parsed(data["cards"], data["layout"])
@@ -151,7 +153,7 @@ def load_state(data: Mapping[str, Any], info: GameInfo | None = None) -> Pyramid
             god_uses=_count(data, "god_uses"), idle_turns=_count(data, "idle_turns"),
             turn=_count(data, "turn", 1), ended=ended,
             provenance=_provenance(data.get("provenance")))
-    except CardSetError as exc:
+    except (CardSetError, InvalidOptionError) as exc:
         raise InvalidStateError(f"Pyramid Dice state: {exc}") from None
     except (KeyError, TypeError, AttributeError) as exc:
         raise InvalidStateError(f"Pyramid Dice state lacks or mangles a field: {exc}") from None
