@@ -45,6 +45,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
        "the \"1\" cards until the pyramid is complete.", "Setup"),
     _r("dice", "3 ordinary six-sided dice.", "Components"),
     _r("roll", "Roll all 3 dice.", "A turn"),
+    # JA: 「…ピラミッドカードを1枚だけ獲得することができます」 says a player "may take only
+    # one" card, not "must take one": with 「計算しても獲得できなかった場合」 and the snatch
+    # rule's 「獲得をあきらめたとき」 it is why giving up is allowed (option may_give_up).
     _r("number", "Combine ALL three results with + − × ÷ and take exactly ONE pyramid card "
        "whose number equals the answer.", "A turn"),
     _r("use_all", "Each of the three results must be used exactly once.", "A turn"),
