@@ -2,3 +2,4 @@
 
 import engine.games.pyramid_dice  # noqa: F401
 from engine.games import icedice  # noqa: F401,E402
+import engine.games.pyradice  # noqa: F401,E402

@@ -1,0 +1,154 @@
+"""What the camera should see in a Pyradice state, and loading a state from JSON.
+
+Zones and slots (kind ``die``, attributes ``type`` = ``d6``, ``face`` = the value shown,
+``colour`` = the colour name):
+
+* ``quarry``, slot ``L{layer}-{index}`` (layer 1 at the bottom, index row-major from 1):
+  only the dice whose top face is uncovered — the camera looks down on the top of the
+  quarry; a die under another die is not seen.
+* ``board:{player}`` (0-based), slot ``{level}-{index}`` (level 1 at the bottom with 6
+  spaces, index from the left): every die of that player's pyramid.
+
+Tokens, cards and discs are not dice and are not listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from engine.core import GameInfo, options_tuple
+from engine.errors import InvalidStateError
+from engine.games.pyradice import pyramid as pm
+from engine.games.pyradice import quarry as qy
+from engine.games.pyradice.pyramid import Board, Die
+from engine.games.pyradice.state import PyradiceState
+from engine.games.pyradice.tokens import SetupError, check_objectives, check_skills
+from engine.games.pyradice.vocabulary import Definition, DefinitionError, parse_definition
+from engine.observation import Expected, View, make_view
+
+
+@lru_cache(maxsize=4096)
+def _die(zone: str, slot: str, value: int, colour: str) -> Expected:
+    return Expected.make("die", zone, slot, type="d6", face=str(value), colour=colour)
+
+
+@lru_cache(maxsize=512)
+def board_view(player: int, board: Board) -> tuple[Expected, ...]:
+    zone = f"board:{player}"
+    return tuple(_die(zone, pm.NAMES[n], d[0], d[1]) for n, d in enumerate(board)
+                 if d is not None)
+
+
+@lru_cache(maxsize=512)
+def quarry_view(dims: qy.Dims, quarry: tuple[tuple[Die | None, ...], ...]
+                ) -> tuple[Expected, ...]:
+    geo = qy.geometry(dims)
+    present = tuple(tuple(d is not None for d in layer) for layer in quarry)
+    return tuple(_die("quarry", geo.names[k][i], d[0], d[1])
+                 for k, layer in enumerate(quarry) for i, d in enumerate(layer)
+                 if d is not None and qy.top_uncovered(geo, present, k, i))
+
+
+def view_of(state: PyradiceState, boards: tuple[Board, ...] | None = None,
+            quarry: tuple[tuple[Die | None, ...], ...] | None = None) -> View:
+    objects = list(quarry_view(state.dims, state.quarry if quarry is None else quarry))
+    for p, board in enumerate(state.boards if boards is None else boards):
+        objects += board_view(p, board)
+    return make_view(objects)
+
+
+# --- loading ----------------------------------------------------------------------------
+def parse_die(text: Any, colours: tuple[str, ...], where: str) -> Die | None:
+    if text is None:
+        return None
+    parts = text.split() if isinstance(text, str) else []
+    if len(parts) != 2 or not parts[0].isdigit() or not 1 <= int(parts[0]) <= 6 \
+            or parts[1] not in colours:
+        raise InvalidStateError(f"Pyradice state: {where} must be 'VALUE COLOUR' (1–6, one of "
+                                f"{', '.join(colours)}) or null, not {text!r}")
+    return int(parts[0]), parts[1]
+
+
+_DEFS: dict[str, tuple[Definition, ...]] = {}
+
+
+def _defs(raw: Any) -> tuple[Definition, ...]:
+    key = repr(raw)
+    if key not in _DEFS:
+        if not isinstance(raw, list) or not all(isinstance(e, Mapping) for e in raw):
+            raise InvalidStateError("Pyradice state: definitions must be a list of objects")
+        defs = tuple(parse_definition(str(e.get("kind")), {k: v for k, v in e.items()
+                                                           if k != "kind"})
+                     for e in raw if e.get("kind") in ("skill", "objective", "card"))
+        if len(defs) != len(raw):
+            raise InvalidStateError("Pyradice state: a definition's kind must be skill, "
+                                    "objective or card")
+        if len(_DEFS) > 64:
+            _DEFS.clear()
+        _DEFS[key] = defs
+    return _DEFS[key]
+
+
+def load_state(data: Mapping[str, Any], info: GameInfo) -> PyradiceState:
+    """A state from ``PyradiceState.to_dict()`` output, checked; raises InvalidStateError."""
+    if not isinstance(data, Mapping) or data.get("game", "pyradice") != "pyradice":
+        raise InvalidStateError("not a Pyradice state")
+    try:
+        players = data["players"]
+        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
+            raise InvalidStateError(f"Pyradice state: players must be 2..4, not {players!r}")
+        values = info.resolve_options(data.get("options"))
+        colours = tuple(str(c) for c in data["colours"])
+        raw_q = data["quarry"]
+        dims = qy.parse_dims(",".join(raw_q["layers"]))
+        layers = raw_q["dice"]
+        if len(layers) != 3 or any(len(layer) != r * c
+                                   for layer, (r, c) in zip(layers, dims, strict=True)):
+            raise InvalidStateError("Pyradice state: the quarry's dice do not fit its layers")
+        quarry = tuple(tuple(parse_die(d, colours, "a quarry die") for d in layer)
+                       for layer in layers)
+        boards = tuple(tuple(parse_die(d, colours, "a pyramid die") for d in b)
+                       for b in data["boards"])
+        if len(boards) != players or any(len(b) != pm.SIZE for b in boards):
+            raise InvalidStateError(f"Pyradice state: {players} pyramids of {pm.SIZE} spaces "
+                                    "are needed")
+        defs = _defs(data["definitions"])
+        from engine.games.pyradice.tokens import Sheet
+        sheet = Sheet({d.id: d for d in defs if d.kind == "skill"},
+                      {d.id: d for d in defs if d.kind == "objective"},
+                      {d.id: d for d in defs if d.kind == "card"})
+        skills = check_skills(data["skills"], sheet)
+        objectives = check_objectives(data["objectives"], sheet)
+        cards = tuple((str(c), str(colour)) for c, colour in data["cards"])
+        if len(cards) != 4 or any(c not in sheet.cards or colour not in colours
+                                  for c, colour in cards):
+            raise InvalidStateError("Pyradice state: 4 cards on the sheet, each with a disc "
+                                    "of a dice colour")
+        current, turn, first = data["current"], data["turn"], data["first"]
+        if not all(isinstance(x, int) and not isinstance(x, bool)
+                   for x in (current, turn, first)) or not 0 <= current < players \
+                or not 0 <= first < players or turn < 1:
+            raise InvalidStateError("Pyradice state: current/first must be players, turn ≥ 1")
+    except (DefinitionError, SetupError) as exc:
+        raise InvalidStateError(f"Pyradice state: {exc}") from None
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        if isinstance(exc, InvalidStateError):
+            raise
+        raise InvalidStateError(f"Pyradice state lacks or mangles a field: {exc!r}") from None
+    present = tuple(tuple(d is not None for d in layer) for layer in quarry)
+    if not qy.supported(qy.geometry(dims), present):
+        raise InvalidStateError("Pyradice state: a quarry die does not rest on 4 dice")
+    if not all(pm.well_built(b) for b in boards):
+        raise InvalidStateError("Pyradice state: a pyramid die does not rest on 2 dice")
+    placed = sum(1 for b in boards for d in b if d is not None)
+    taken = qy.geometry(dims).size - sum(sum(layer) for layer in present)
+    counts = [sum(1 for d in b if d is not None) for b in boards]
+    due = [sum(1 for t in range(turn - 1) if (first + t) % players == p)
+           for p in range(players)]
+    if placed != taken or counts != due or current != (first + turn - 1) % players:
+        raise InvalidStateError(f"Pyradice state: {placed} dice placed do not fit turn {turn} "
+                                f"and current player P{current + 1}")
+    return PyradiceState(players, options_tuple(values), colours, dims, quarry, skills,
+                         objectives, cards, defs, boards, current, turn, first)
