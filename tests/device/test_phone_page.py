@@ -1,0 +1,122 @@
+"""The phone page in a real browser (Debian's chromium driven by Playwright): start a match,
+see the state change, answer a question, undo — on a phone-sized screen."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from device.store import SQLiteStore
+from device.web import create_app
+
+CHROMIUM = os.environ.get("DICETABLE_CHROMIUM") or shutil.which("chromium") or \
+    shutil.which("chromium-browser")
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="playwright is not installed (extra 'dev')")
+if CHROMIUM is None:
+    pytest.skip("no chromium on this machine (.ci/run installs Debian's chromium)",
+                allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    import uvicorn
+
+    app = create_app(SQLiteStore(tmp_path / "page.sqlite"))
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", app
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def page(server: tuple[str, Any]) -> Iterator[Any]:
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"])
+        context = browser.new_context(viewport={"width": 390, "height": 844},
+                                      device_scale_factor=2, is_mobile=True, has_touch=True)
+        pg = context.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        yield pg
+        browser.close()
+        assert errors == []
+
+
+def test_new_match_play_answer_undo(server: tuple[str, Any], page: Any) -> None:
+    url, app = server
+    page.goto(url + "/")
+    page.get_by_role("button", name="New match").click()
+    page.locator("#game-select").select_option("icedice")
+    page.locator("[name=title]").fill("Browser test")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_selector("#m-title:has-text('IceDice')")
+    assert page.locator("#m-turn").inner_text() == "P1 to play"
+
+    # the state changes: roll, then the only possible take
+    page.locator("#m-filter").fill("roll green SL")
+    page.locator("#m-actions button", has_text="roll green SL").click()
+    page.wait_for_selector("#m-log li:has-text('roll green SL')")
+    page.locator("#m-filter").fill("")
+    page.wait_for_selector("#m-actions button:has-text('take green S')")
+    page.locator("#m-actions button", has_text="take green L").click()
+    page.wait_for_selector("#m-log li:has-text('take green L')")
+    assert "green L" in (page.locator("#m-table").text_content() or "")
+
+    # the camera asks a question (through the live WebSocket); the players answer it
+    match_id = page.evaluate("location.hash").split("/")[-1]
+    service = app.state.service
+    service.note(match_id, "question", "roll red S or roll red SM?",
+                 data={"candidates": [{"actions": ["roll red S"]},
+                                      {"actions": ["roll red SM"]}]})
+    page.wait_for_selector("#m-pending.question")
+    page.locator("#m-pending button.answer", has_text="roll red SM").click()
+    page.wait_for_selector("#m-log li.answer")
+    assert page.locator("#m-pending").is_hidden()
+    assert "red" in page.locator("#m-actions").inner_text()
+
+    # undo takes the roll back
+    page.get_by_role("button", name="Undo").click()
+    page.wait_for_selector("#m-log li.undo")
+    view = service.view(match_id)
+    assert view["entries"][-1]["kind"] == "undo" and view["state"]["dice"] == ["green", "SL"]
+
+    # with the live connection lost, a second phone moves: this phone's action is stale,
+    # refused, and the page says so and shows the new state
+    page.evaluate("() => { const ws = state.ws; state.ws = null; ws.close(); }")
+    service.act(match_id, "stop", None, source="other phone")
+    page.locator("#m-typed").fill("roll red S")
+    page.get_by_role("button", name="Send").click()
+    page.wait_for_selector("#toast:has-text('changed')")
+    page.wait_for_selector("#m-turn:has-text('P2 to play')")
+
+    # the list shows the match
+    page.goto(url + "/#")
+    page.wait_for_selector("#matches li:has-text('Browser test')")
