@@ -19,6 +19,8 @@ from device.web import create_app
 
 CHROMIUM = os.environ.get("DICETABLE_CHROMIUM") or shutil.which("chromium") or \
     shutil.which("chromium-browser")
+if os.environ.get("CI") and CHROMIUM is None:  # in CI the browser test must run
+    pytest.fail("CI without chromium: .ci/run should have installed it", pytrace=False)
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="playwright is not installed (extra 'dev')")
 if CHROMIUM is None:
