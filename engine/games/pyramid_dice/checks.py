@@ -97,8 +97,9 @@ def check(state: PyramidState, action: PyramidAction) -> None:
                     "('remove SLOT', or 'pass' when the pyramid is empty)")
     if action.word == "pass" and (state.players == 1 or state.pyramid):
         raise _fail("solo" if state.players == 1 else "fail_remove",
-                    "give up" if state.players == 1 else
+                    "in solo play a failed turn is 'give up'" if state.players == 1 else
                     "the pyramid still has cards: remove one to the side area")
+
 
 def _check_card(state: PyramidState, card_id: str | None, ability: str) -> None:
     me = state.current
@@ -112,6 +113,7 @@ def _check_card(state: PyramidState, card_id: str | None, ability: str) -> None:
     card = t.card(state, card_id)
     if card.kind != "god" or card.ability != ability:
         raise _fail("icon", f"card {card_id}'s ability is {card.ability}, not {ability}")
+
 
 def _check_take(state: PyramidState, action: Take | Snatch) -> None:
     target = action.target
