@@ -24,7 +24,7 @@ def check_turn(state: PyradiceState, turn: Turn) -> None:
     die = None if pos is None else state.quarry[pos[0]][pos[1]]
     if pos is None or die is None:
         raise _fail("take", f"there is no die in quarry slot {turn.take}")
-    present = tuple(tuple(d is not None for d in layer) for layer in state.quarry)
+    present = qy.presence(state.quarry)
     faces = qy.visible_faces(geo, present, *pos)
     if faces < 3:
         raise _fail("available", f"the die in {turn.take} has {faces} visible face"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from engine.core import Candidate, Event, Game, Outcome, Score, options_tuple
@@ -36,12 +37,13 @@ from engine.games.pyradice.tokens import (
     parse_sheet,
 )
 from engine.games.pyradice.view import load_state, parse_die, view_of
+from engine.games.pyradice.vocabulary import Definition
 from engine.observation import View
 from engine.registry import register
 
 _SETUP_KEYS = {"sheet", "skills", "objectives", "boards", "cards", "quarry", "first_player"}
 #: most "two skills in one turn" candidates offered to reconcile in one state
-TWO_SKILL_BUDGET = 1500
+TWO_SKILL_BUDGET = 400
 
 
 def parse_colours(text: object) -> tuple[str, ...]:
@@ -163,13 +165,13 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
                                                    dict[int, list[Use]]]:
         """Available quarry dice, placeable spaces, and the legal skill uses per space."""
         geo = qy.geometry(state.dims)
-        present = tuple(tuple(d is not None for d in layer) for layer in state.quarry)
+        present = qy.presence(state.quarry)
         board = state.boards[state.current]
         spaces = pm.placeable(board)
         skill_uses: dict[int, list[Use]] = {}
         for n in spaces:
             defn = state.skill_at(pm.LEVEL[n])
-            skill_uses[n] = [] if defn is None else uses(defn, _put(board, n, (1, "")), n)
+            skill_uses[n] = [] if defn is None else _uses(defn, _put(board, n, (1, "")), n)
         return qy.available(geo, present), spaces, skill_uses
 
     def legal_actions(self, state: PyradiceState) -> list[PyradiceAction]:
@@ -181,9 +183,7 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
         for k, i in avail:
             take = names[k][i]
             for n in spaces:
-                to = pm.NAMES[n]
-                out.append(Turn(take, to))
-                out += [Turn(take, to, None, (u,)) for u in skill_uses[n]]
+                out += _turns(take, pm.NAMES[n], skill_uses[n])
         return list(out)
 
     def random_action(self, state: PyradiceState, rng: random.Random) -> PyradiceAction:
@@ -229,7 +229,7 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
         if state.over:
             return
         geo = qy.geometry(state.dims)
-        present = tuple(tuple(d is not None for d in layer) for layer in state.quarry)
+        present = qy.presence(state.quarry)
         avail, spaces, skill_uses = self._open(state)
         board = state.boards[state.current]
         wrong: list[Turn] = []
@@ -262,6 +262,33 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
             error = self.why_illegal(state, action)
             if error is not None:
                 yield Candidate(action, error)
+
+
+_TURNS: dict[tuple[str, str, int], Turn] = {}
+
+
+def _turns(take: str, to: str, options: list[Use]) -> list[Turn]:
+    """The turns placing ``take`` on ``to``, without a skill and with each use (all
+    ``skills.interned``): the same Turn values every time, keyed by the uses' identity
+    (legal_actions lists hundreds of turns per step; building them anew was most of a
+    playout's time)."""
+    if len(_TURNS) > 300_000:
+        _TURNS.clear()
+    plain = _TURNS.get((take, to, 0))
+    if plain is None:
+        plain = _TURNS[(take, to, 0)] = Turn(take, to)
+    get = _TURNS.get
+    return [plain] + [get((take, to, id(u))) or _new_turn(take, to, u) for u in options]
+
+
+def _new_turn(take: str, to: str, use: Use) -> Turn:
+    turn = _TURNS[(take, to, id(use))] = Turn(take, to, None, (use,))
+    return turn
+
+
+@lru_cache(maxsize=256)
+def _uses(defn: Definition, board: Board, n: int) -> list[Use]:
+    return uses(defn, board, n)
 
 
 def _put(board: Board, n: int, die: Die) -> Board:

@@ -85,13 +85,28 @@ class Geometry:
 
     def index(self, slot: str) -> tuple[int, int] | None:
         """The position of a slot name, or None when the quarry has no such slot."""
-        m = re.match(r"^L(\d+)-(\d+)$", slot)
-        if not m:
-            return None
-        layer, i = int(m.group(1)) - 1, int(m.group(2)) - 1
-        if not 0 <= layer < len(self.dims) or not 0 <= i < len(self.names[layer]):
-            return None
-        return layer, i
+        return _positions(self.dims).get(slot)
+
+
+@lru_cache(maxsize=16)
+def _positions(dims: Dims) -> dict[str, tuple[int, int]]:
+    return {name: (k, i) for k, layer in enumerate(geometry(dims).names)
+            for i, name in enumerate(layer)}
+
+
+_PRESENT: dict[int, tuple[object, tuple[tuple[bool, ...], ...]]] = {}
+
+
+def presence(quarry: tuple[tuple[object, ...], ...]) -> tuple[tuple[bool, ...], ...]:
+    """Which slots still hold a die (cached by the quarry tuple's identity: every check
+    of one state asks again)."""
+    hit = _PRESENT.get(id(quarry))
+    if hit is None or hit[0] is not quarry:
+        if len(_PRESENT) > 512:
+            _PRESENT.clear()
+        hit = _PRESENT[id(quarry)] = (quarry, tuple(tuple(d is not None for d in layer)
+                                                    for layer in quarry))
+    return hit[1]
 
 
 @lru_cache(maxsize=16)
@@ -142,8 +157,14 @@ def top_uncovered(geo: Geometry, present: tuple[tuple[bool, ...], ...], layer: i
 
 def available(geo: Geometry, present: tuple[tuple[bool, ...], ...]) -> list[tuple[int, int]]:
     """Every present die with at least 3 visible faces, bottom layer first."""
-    return [(k, i) for k, row in enumerate(present) for i, here in enumerate(row)
-            if here and visible_faces(geo, present, k, i) >= 3]
+    return list(_available(geo, present))
+
+
+@lru_cache(maxsize=1024)
+def _available(geo: Geometry, present: tuple[tuple[bool, ...], ...]
+               ) -> tuple[tuple[int, int], ...]:
+    return tuple((k, i) for k, row in enumerate(present) for i, here in enumerate(row)
+                 if here and visible_faces(geo, present, k, i) >= 3)
 
 
 def supported(geo: Geometry, present: tuple[tuple[bool, ...], ...]) -> bool:

@@ -53,6 +53,21 @@ class Use:
         return (self.target, self.other) if self.op == "swap" and self.other else (self.target,)
 
 
+_INTERNED: dict[tuple[str, str, str, str | None, int | None], Use] = {}
+
+
+def interned(token: str, op: str, target: str, other: str | None = None,
+             value: int | None = None) -> Use:
+    """The one shared Use value for these fields (uses are listed thousands of times per
+    match; sharing them lets callers key caches by identity). The number of distinct uses is
+    bounded (tokens × spaces × spaces × values), so the table never needs clearing."""
+    key = (token, op, target, other, value)
+    hit = _INTERNED.get(key)
+    if hit is None:
+        hit = _INTERNED[key] = Use(token, op, target, other, value)
+    return hit
+
+
 def parse_use(words: list[str]) -> Use:
     """Read ``use TOKEN ...`` (the words after ``use``); raises InvalidActionError."""
     def space(word: str) -> str:
@@ -115,7 +130,7 @@ def uses(defn: Definition, board: Board, placed: int, *, on_placed: bool = False
             if scope == "adjacent" and b not in pm.ADJACENT[a]:
                 continue
             first, second = (a, b) if a < b else (b, a)
-            out.append(Use(tok, "swap", pm.NAMES[first], pm.NAMES[second]))
+            out.append(interned(tok, "swap", pm.NAMES[first], pm.NAMES[second]))
         return out
     for t in targets:
         if shape != "move" and not _in_scope(scope, placed, t):
@@ -123,16 +138,16 @@ def uses(defn: Definition, board: Board, placed: int, *, on_placed: bool = False
         name = pm.NAMES[t]
         value = (board[t] or (0, ""))[0]
         if shape == "rotate180":
-            out.append(Use(tok, "rotate", name))
+            out.append(interned(tok, "rotate", name))
         elif shape == "adjust":
-            out += [Use(tok, "adjust", name, value=d) for d in defn.ints("by") or ()
+            out += [interned(tok, "adjust", name, value=d) for d in defn.ints("by") or ()
                     if _adjusted(defn, value, d) is not None]
         elif shape == "set":
-            out += [Use(tok, "set", name, value=v) for v in defn.ints("values") or ()]
+            out += [interned(tok, "set", name, value=v) for v in defn.ints("values") or ()]
         elif shape == "reroll":
-            out += [Use(tok, "reroll", name, value=v) for v in range(1, 7)]
+            out += [interned(tok, "reroll", name, value=v) for v in range(1, 7)]
         elif shape == "move" and not any(board[c] is not None for c in pm.CARRIES[t]):
-            out += [Use(tok, "move", name, pm.NAMES[d]) for d in range(pm.SIZE)
+            out += [interned(tok, "move", name, pm.NAMES[d]) for d in range(pm.SIZE)
                     if board[d] is None and pm.supported(board, d, without=t)]
     return out
 

@@ -68,7 +68,8 @@ class PyradiceState:
 
     @property
     def over(self) -> bool:
-        return all(pm.complete(b) for b in self.boards)
+        """Every pyramid holds 21 dice (one die is placed per turn: RULES pyradice.end)."""
+        return self.turn > pm.SIZE * self.players
 
     def definition(self, kind: str, ident: str) -> Definition:
         for d in self.defs:

@@ -60,15 +60,44 @@ def view_of(state: PyradiceState, boards: tuple[Board, ...] | None = None,
 
 
 # --- loading ----------------------------------------------------------------------------
+_DICE: dict[tuple[str, tuple[str, ...]], Die] = {}
+
+
 def parse_die(text: Any, colours: tuple[str, ...], where: str) -> Die | None:
     if text is None:
         return None
+    hit = _DICE.get((text, colours)) if isinstance(text, str) else None
+    if hit is not None:
+        return hit
     parts = text.split() if isinstance(text, str) else []
     if len(parts) != 2 or not parts[0].isdigit() or not 1 <= int(parts[0]) <= 6 \
             or parts[1] not in colours:
         raise InvalidStateError(f"Pyradice state: {where} must be 'VALUE COLOUR' (1–6, one of "
                                 f"{', '.join(colours)}) or null, not {text!r}")
-    return int(parts[0]), parts[1]
+    if len(_DICE) > 4096:
+        _DICE.clear()
+    die = _DICE[(text, colours)] = (int(parts[0]), parts[1])
+    return die
+
+
+_ROWS: dict[tuple[tuple[Any, ...], tuple[str, ...]], tuple[Die | None, ...]] = {}
+
+
+def _row(raw: Any, colours: tuple[str, ...], where: str) -> tuple[Die | None, ...]:
+    """A quarry layer or a pyramid from JSON (cached: a match repeats most of them)."""
+    if not isinstance(raw, list):
+        raise InvalidStateError(f"Pyradice state: {where}s must be listed")
+    key = (tuple(raw), colours)
+    try:
+        hit = _ROWS.get(key)
+    except TypeError:  # something unhashable in the list: not a die anyway
+        hit = None
+    if hit is None:
+        hit = tuple(parse_die(d, colours, where) for d in raw)
+        if len(_ROWS) > 4096:
+            _ROWS.clear()
+        _ROWS[key] = hit
+    return hit
 
 
 _DEFS: dict[str, tuple[Definition, ...]] = {}
@@ -107,10 +136,8 @@ def load_state(data: Mapping[str, Any], info: GameInfo) -> PyradiceState:
         if len(layers) != 3 or any(len(layer) != r * c
                                    for layer, (r, c) in zip(layers, dims, strict=True)):
             raise InvalidStateError("Pyradice state: the quarry's dice do not fit its layers")
-        quarry = tuple(tuple(parse_die(d, colours, "a quarry die") for d in layer)
-                       for layer in layers)
-        boards = tuple(tuple(parse_die(d, colours, "a pyramid die") for d in b)
-                       for b in data["boards"])
+        quarry = tuple(_row(layer, colours, "a quarry die") for layer in layers)
+        boards = tuple(_row(b, colours, "a pyramid die") for b in data["boards"])
         if len(boards) != players or any(len(b) != pm.SIZE for b in boards):
             raise InvalidStateError(f"Pyradice state: {players} pyramids of {pm.SIZE} spaces "
                                     "are needed")
