@@ -38,7 +38,7 @@ def match_view(match_id: str, match: Match) -> dict[str, Any]:
     outcome = game.outcome(state)
     pending = None
     for entry in reversed(match.entries):
-        if entry.kind in ("answer", "action", "undo"):
+        if entry.kind in ("answer", "action", "undo", "note"):
             break
         if entry.kind in ("question", "violation"):
             pending = entry.to_dict()
@@ -97,7 +97,8 @@ class MatchService:
         return match_id
 
     def _commit(self, match_id: str, live: _Live, version: int | None,
-                change: Callable[[Match], None]) -> dict[str, Any]:
+                change: Callable[[Match], None],
+                thumbnail: bytes | None = None) -> dict[str, Any]:
         with live.lock:
             match = live.match
             if version is not None and version != match.version:
@@ -114,8 +115,11 @@ class MatchService:
             except EngineError as exc:
                 raise ServiceError(422, exc.code, str(exc)) from None
             finished = match.game.outcome(match.state) is not None
-            for entry in match.entries[before:]:
-                self.store.append(match_id, entry, finished=finished)
+            new = match.entries[before:]
+            last_action = max((e.seq for e in new if e.kind == "action"), default=None)
+            for entry in new:
+                self.store.append(match_id, entry, finished=finished,
+                                  thumbnail=thumbnail if entry.seq == last_action else None)
         return self._publish(match_id)
 
     def act(self, match_id: str, text: str, version: int | None, source: str = "phone",
@@ -130,6 +134,20 @@ class MatchService:
             match.push(action, source=source)
 
         return self._commit(match_id, live, version, change)
+
+    def accept(self, match_id: str, actions: list[Any], confidence: float,
+               thumbnail: bytes | None = None, data: Mapping[str, Any] | None = None,
+               ) -> dict[str, Any]:
+        """Record what the camera saw and the rules accepted (a roll and its move, say)."""
+        def change(match: Match) -> None:
+            for action in actions:
+                match.push(action, source="camera", confidence=confidence, data=data)
+
+        return self._commit(match_id, self._get(match_id), None, change, thumbnail)
+
+    def match(self, match_id: str) -> Match:
+        """The live match (read it under no lock only for a snapshot of its state)."""
+        return self._get(match_id).match
 
     def undo(self, match_id: str, version: int | None, source: str = "phone") -> dict[str, Any]:
         return self._commit(match_id, self._get(match_id), version,

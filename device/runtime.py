@@ -1,0 +1,152 @@
+"""The live loop: source → settle → read → observation → reconcile → match → store → hub.
+
+Nothing is read while something moves. Each settled frame is turned into an Observation
+(by the reader and the calibration, injected as ``observe``) and explained by the rules:
+
+* ``Accepted``: the actions are recorded with the camera as their source, the confidence,
+  and a small JPEG of the table as evidence;
+* ``Ambiguous``: a question for the phones, asked once while the table stays the same;
+* ``Violation``: an alert quoting the rule, until the players fix the table, answer or undo;
+* ``NoChange``: nothing — but an open alert is closed when the table matches again.
+
+A camera that vanishes is reopened with back-off; no event is lost, since every accepted
+move was stored before the next frame was taken.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from device.camera import CameraUnavailableError, FrameSource
+from device.web.service import MatchService
+from engine import Accepted, Ambiguous, NoChange, Observation, Resolution, Violation, reconcile
+from engine.reconcile import Params
+from vision.frame import Frame
+from vision.settle import Settler
+
+logger = logging.getLogger(__name__)
+
+Observe = Callable[[Frame], Observation]
+
+
+def thumbnail(image: np.ndarray, width: int = 320, quality: int = 70) -> bytes:
+    """A small JPEG of the table: the evidence kept for each accepted move."""
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (width, max(1, round(h * width / w))),
+                       interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return buf.tobytes() if ok else b""
+
+
+@dataclass
+class Step:
+    """What one settled frame led to (for logs, tests and the simulator's figures)."""
+
+    frame: int
+    still_since: int
+    resolution: Resolution
+    processing_ms: float
+
+
+@dataclass
+class Runtime:
+    """Drives one match from one frame source."""
+
+    source: FrameSource
+    observe: Observe
+    service: MatchService
+    match_id: str
+    settler: Settler = field(default_factory=Settler)
+    params: Params = field(default_factory=Params)
+    reopen: Callable[[], FrameSource] | None = None
+    steps: list[Step] = field(default_factory=list)
+    status: str = "starting"
+    _still_since: int | None = None
+    _moved: bool = True
+    _open_alert: str | None = None
+
+    def step(self) -> Step | None:
+        """Take one frame; returns the Step when the frame was read."""
+        frame = self.source.read()
+        if frame is None:
+            self.status = "source ended"
+            return None
+        ready = self.settler.update(frame.lores if frame.lores is not None else frame.image)
+        if self.settler.state.value == "moving":
+            self._still_since, self._moved = None, True
+        elif self._still_since is None:
+            self._still_since = frame.seq
+        self.status = self.settler.state.value
+        if not ready:
+            return None
+        t0 = time.perf_counter()
+        observation = self.observe(frame)
+        observation = Observation(observation.objects, observation.zones_seen,
+                                  self._moved, frame.seq)
+        match = self.service.match(self.match_id)
+        resolution = reconcile(match.game, match.state, observation, self.params)
+        self._handle(resolution, frame)
+        self.settler.accept(frame.lores if frame.lores is not None else frame.image)
+        self._moved = False
+        step = Step(frame.seq, self._still_since if self._still_since is not None else frame.seq,
+                    resolution, (time.perf_counter() - t0) * 1000)
+        self.steps.append(step)
+        return step
+
+    def _handle(self, res: Resolution, frame: Frame) -> None:
+        mid = self.match_id
+        if isinstance(res, Accepted):
+            self._open_alert = None
+            self.service.accept(mid, list(res.actions), res.confidence,
+                                thumbnail=thumbnail(frame.image), data={"frame": frame.seq})
+        elif isinstance(res, NoChange):
+            if self._open_alert is not None:
+                self.service.note(mid, "note", "the table matches the game again")
+                self._open_alert = None
+        elif isinstance(res, Ambiguous):
+            text = " or ".join(c.text() for c in res.candidates)
+            if text != self._open_alert:
+                self._open_alert = text
+                self.service.note(mid, "question", f"Which was it: {text}?",
+                                  data=res.to_dict())
+        elif isinstance(res, Violation):
+            text = f"{res.rule.id}: {res.explanation}"
+            if text != self._open_alert:
+                self._open_alert = text
+                self.service.note(mid, "violation", res.explanation, data=res.to_dict())
+
+    def run(self, stop: threading.Event, *, max_backoff: float = 10.0) -> None:
+        """Loop until ``stop`` is set or a finite source ends."""
+        backoff = 0.5
+        while not stop.is_set():
+            try:
+                self.step()
+                backoff = 0.5
+                if self.status == "source ended":
+                    return
+            except CameraUnavailableError as exc:
+                self.status = f"camera lost: {exc}"
+                logger.warning("%s; reopening in %.1f s", exc, backoff)
+                if self.reopen is None or stop.wait(backoff):
+                    return
+                backoff = min(max_backoff, backoff * 2)
+                try:
+                    self.source.close()
+                    self.source = self.reopen()
+                except CameraUnavailableError as again:
+                    logger.warning("camera still unavailable: %s", again)
+
+    def summary(self) -> dict[str, Any]:
+        kinds: dict[str, int] = {}
+        for s in self.steps:
+            kind = type(s.resolution).__name__
+            kinds[kind] = kinds.get(kind, 0) + 1
+        return {"readings": len(self.steps), "resolutions": kinds, "status": self.status}
