@@ -21,13 +21,13 @@ from engine.errors import InvalidStateError
 from engine.games.pyradice import pyramid as pm
 from engine.games.pyradice import quarry as qy
 from engine.games.pyradice.checks import check_turn, physical
+from engine.games.pyradice.errors import SetupError
 from engine.games.pyradice.pyramid import Board, Die
 from engine.games.pyradice.rules import INFO, RULES
 from engine.games.pyradice.scoring import outcome, score
 from engine.games.pyradice.skills import Use, uses
 from engine.games.pyradice.state import PyradiceAction, PyradiceState, Turn, parse
 from engine.games.pyradice.tokens import (
-    SetupError,
     check_boards,
     check_cards,
     check_objectives,

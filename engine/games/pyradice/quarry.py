@@ -23,16 +23,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.errors import InvalidStateError
+from engine.games.pyradice.errors import QuarryError
 
 Dims = tuple[tuple[int, int], ...]
 _LAYER = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
-
-
-class QuarryError(InvalidStateError):
-    """A quarry shape or content that cannot be used."""
-
-    code = "setup/invalid"
 
 
 def parse_dims(text: str) -> Dims:

@@ -24,11 +24,14 @@ def tokens_met(state: PyradiceState, board: Board) -> list[bool]:
 
 
 def pad(state: PyradiceState, player: int) -> tuple[tuple[str, int], ...]:
-    """One player's column of the score pad, without the Σ row (the total)."""
+    """One player's column of the score pad: the objective tokens from the top level down
+    (as the rulebook's example lists them), then the objective cards in play; the Σ row is
+    the Score's total."""
     board = state.boards[player]
     rows = [(f"{tid} (level {level})", TOKEN_VP if met else 0)
             for level, tid, met in zip(state.objective_levels, state.objectives,
                                        tokens_met(state, board), strict=True)]
+    rows.reverse()  # the pad lists the tokens as the board shows them: top level first
     rows += [(f"{cid} ({colour})", card_points(state.definition("card", cid), board, colour))
              for cid, colour in state.cards]
     return tuple(rows)

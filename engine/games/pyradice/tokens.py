@@ -18,9 +18,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from engine.errors import InvalidStateError, Rule
+from engine.games.pyradice.errors import DefinitionError, SetupError
 from engine.games.pyradice.rules import RULES
-from engine.games.pyradice.vocabulary import Definition, DefinitionError, parse_definition
+from engine.games.pyradice.vocabulary import Definition, parse_definition
 
 EXAMPLE = "EXAMPLE — unverified, edit to match your Token Reference Sheet"
 ENTERED = "entered by the players"
@@ -30,16 +30,6 @@ CARD_ID = re.compile(r"^[A-Za-z0-9_]{1,24}$")
 _GROUPS = (("skills", "skill", SKILL_ID, "A2..A6 or B2..B6"),
            ("objectives", "objective", OBJECTIVE_ID, "C1..C7 or D1..D7"),
            ("cards", "card", CARD_ID, "a short name of letters, digits or _"))
-
-
-class SetupError(InvalidStateError):
-    """A setup the rules do not allow, or player-entered data that cannot be used."""
-
-    code = "setup/invalid"
-
-    def __init__(self, detail: str, rule: Rule | None = None) -> None:
-        super().__init__(f"{detail} [{rule.id}: {rule.text}]" if rule else detail)
-        self.rule = rule
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,10 +22,11 @@ from engine.core import GameInfo, options_tuple
 from engine.errors import InvalidStateError
 from engine.games.pyradice import pyramid as pm
 from engine.games.pyradice import quarry as qy
+from engine.games.pyradice.errors import SetupError
 from engine.games.pyradice.pyramid import Board, Die
 from engine.games.pyradice.state import PyradiceState
-from engine.games.pyradice.tokens import SetupError, check_objectives, check_skills
-from engine.games.pyradice.vocabulary import Definition, DefinitionError, parse_definition
+from engine.games.pyradice.tokens import check_objectives, check_skills
+from engine.games.pyradice.vocabulary import Definition, parse_definition
 from engine.observation import Expected, View, make_view
 
 
@@ -158,7 +159,7 @@ def load_state(data: Mapping[str, Any], info: GameInfo) -> PyradiceState:
                    for x in (current, turn, first)) or not 0 <= current < players \
                 or not 0 <= first < players or turn < 1:
             raise InvalidStateError("Pyradice state: current/first must be players, turn ≥ 1")
-    except (DefinitionError, SetupError) as exc:
+    except SetupError as exc:
         raise InvalidStateError(f"Pyradice state: {exc}") from None
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         if isinstance(exc, InvalidStateError):

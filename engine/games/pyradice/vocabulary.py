@@ -45,17 +45,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import InvalidStateError
 from engine.games.pyradice import pyramid as pm
+from engine.games.pyradice.errors import DefinitionError
 from engine.games.pyradice.pyramid import Board, Die
 
 Param = int | str | bool | tuple[int, ...] | tuple[str, ...]
-
-
-class DefinitionError(InvalidStateError):
-    """A token or card definition the players entered that cannot be used."""
-
-    code = "setup/invalid"
 
 
 _ANY_SCOPE = ("any", "same_level", "below")
