@@ -17,14 +17,16 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from calibration.drawing import marker_dictionary
 from calibration.layouts import Layout, all_layouts
+from calibration.markers import MarkerSighting, detect_markers, refined_points
 
 logger = logging.getLogger(__name__)
 
 MIN_MARKERS = 3
 """Fewer markers than this give too short a baseline to trust millimetres."""
 RANSAC_PX = 3.0
+MIN_SPREAD = 0.3
+"""Below this share of the mat's area spanned by the markers used, fit a camera pose."""
 DEFAULT_FOV_DEG = 62.2
 """Horizontal field of view assumed when the view is too square-on to measure it (the
 Raspberry Pi camera v2; a v3 is 66 deg, most webcams 60-70 deg)."""
@@ -83,31 +85,6 @@ class Geometry:
         return cv2.perspectiveTransform(mm[None], self.homography)[0]
 
 
-@dataclass(frozen=True, slots=True)
-class MarkerSighting:
-    """Markers found in an image: ids (N,) and their corners (N, 4, 2) in pixels."""
-
-    ids: np.ndarray
-    corners: np.ndarray
-
-
-def detect_markers(image: np.ndarray, dictionary: str = "DICT_4X4_1000") -> MarkerSighting:
-    """Every marker of the dictionary in a BGR or grey image, corners refined to sub-pixel."""
-    cv2.setNumThreads(1)
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    params.cornerRefinementWinSize = 4
-    params.cornerRefinementMaxIterations = 50
-    params.cornerRefinementMinAccuracy = 0.01
-    detector = cv2.aruco.ArucoDetector(marker_dictionary(dictionary), params)
-    corners, ids, _ = detector.detectMarkers(grey)
-    if ids is None or len(ids) == 0:
-        return MarkerSighting(np.zeros(0, np.int64), np.zeros((0, 4, 2), np.float64))
-    return MarkerSighting(ids.reshape(-1).astype(np.int64),
-                          np.asarray(corners, np.float64).reshape(-1, 4, 2))
-
-
 def _rotation_columns(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lam = (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1])) / 2
     return m[:, 0] / lam, m[:, 1] / lam
@@ -147,17 +124,20 @@ def camera_centre(h: np.ndarray, focal: float, size: tuple[int, int]
     return float(c[0]), float(c[1]), float(abs(c[2]))
 
 
-def _correspondences(layout: Layout, seen: MarkerSighting) -> tuple[np.ndarray, np.ndarray, int]:
+def _correspondences(layout: Layout, seen: MarkerSighting
+                     ) -> tuple[np.ndarray, np.ndarray, int, list[int]]:
+    """Outer corners of the layout's markers in view: mat mm, pixels, count, id per corner."""
     by_id = {m.id: m for m in layout.markers}
-    mm, px, n = [], [], 0
+    mm, px, ids = [], [], []
     for mid, corners in zip(seen.ids, seen.corners, strict=True):
         marker = by_id.get(int(mid))
         if marker is None:
             continue
-        n += 1
         mm.extend(marker.corners())
         px.extend(corners)
-    return np.asarray(mm, np.float64).reshape(-1, 2), np.asarray(px, np.float64).reshape(-1, 2), n
+        ids += [int(mid)] * 4
+    return (np.asarray(mm, np.float64).reshape(-1, 2), np.asarray(px, np.float64).reshape(-1, 2),
+            len(ids) // 4, ids)
 
 
 def _whose(ids: np.ndarray) -> str | None:
@@ -186,7 +166,7 @@ def estimate(layout: Layout, image: np.ndarray, *, focal_px: float | None = None
     """
     size = (int(image.shape[1]), int(image.shape[0]))
     seen = sighting if sighting is not None else detect_markers(image, layout.marker_dictionary)
-    mm, px, n = _correspondences(layout, seen)
+    mm, px, n, ids_used = _correspondences(layout, seen)
     total = len(layout.markers)
     if n < MIN_MARKERS:
         other = _whose(seen.ids) if len(seen.ids) else None
@@ -206,7 +186,32 @@ def estimate(layout: Layout, image: np.ndarray, *, focal_px: float | None = None
         raise GeometryError(f"only {used} of {total} markers agree on where the mat is: is it "
                             "lying flat, and are no two mats with the same markers in view?")
     h, _ = cv2.findHomography(mm[keep], px[keep], 0)
+    # Refit on every cell corner of the markers that agree (see calibration.markers).
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    by_id = {m.id: m for m in layout.markers}
+    agreed = {int(i) for i in np.asarray(ids_used)[::4][keep[::4]]}
+    pts_mm, pts_px = [mm[keep]], [px[keep]]
+    for mid, corners in zip(seen.ids, seen.corners, strict=True):
+        if int(mid) in agreed:
+            a, b = refined_points(grey, by_id[int(mid)], corners, layout.marker_dictionary)
+            pts_mm.append(a)
+            pts_px.append(b)
+    all_mm, all_px = np.concatenate(pts_mm), np.concatenate(pts_px)
+    h2, inl2 = cv2.findHomography(all_mm, all_px, cv2.RANSAC, 1.5, maxIters=2000)
+    if h2 is not None and inl2.sum() >= 4 * MIN_MARKERS:
+        fine = inl2.reshape(-1).astype(bool)
+        h2, _ = cv2.findHomography(all_mm[fine], all_px[fine], 0)
+        if h2 is not None:
+            h, mm, px, keep = h2, all_mm, all_px, fine
     h = h / h[2, 2]
+    spread = _hull_fraction(mm[keep], layout)
+    if spread < MIN_SPREAD:
+        # Markers along one edge only (an arm over the rest): a free homography tips about
+        # that line and misplaces the far side by millimetres. A camera pose with the known
+        # (or assumed) lens has two fewer freedoms and stays put.
+        f = focal_px if focal_px is not None else _focal(h, size)
+        h = _pose_homography(mm[keep], px[keep], h, f, size)
+        focal_px = f
     proj = cv2.perspectiveTransform(mm[keep][None], h)[0]
     err_px = float(np.sqrt(np.mean(np.sum((proj - px[keep]) ** 2, axis=1))))
     back = cv2.perspectiveTransform(px[keep][None], np.linalg.inv(h))[0]
@@ -215,6 +220,28 @@ def estimate(layout: Layout, image: np.ndarray, *, focal_px: float | None = None
         focal_px = _focal(h, size)
     cam = camera_centre(h, focal_px, size)
     return Geometry(h, size, focal_px, cam, err_px, err_mm, n, used, total)
+
+
+def _hull_fraction(mm: np.ndarray, layout: Layout) -> float:
+    """Share of the mat's area inside the convex hull of the points used."""
+    hull = cv2.convexHull(mm.astype(np.float32))
+    return float(cv2.contourArea(hull)) / (layout.size_mm[0] * layout.size_mm[1])
+
+
+def _pose_homography(mm: np.ndarray, px: np.ndarray, h: np.ndarray, focal: float,
+                     size: tuple[int, int]) -> np.ndarray:
+    """The homography of the best camera pose with this focal length (principal point at
+    the image centre), refined from the free homography's pose."""
+    k = np.array([[focal, 0, size[0] / 2], [0, focal, size[1] / 2], [0, 0, 1]])
+    obj = np.column_stack([mm, np.zeros(len(mm))]).astype(np.float64)
+    ok, rvec, tvec = cv2.solvePnP(obj, px.astype(np.float64), k, None,
+                                  flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        return h
+    rvec, tvec = cv2.solvePnPRefineLM(obj, px.astype(np.float64), k, None, rvec, tvec)
+    rot, _ = cv2.Rodrigues(rvec)
+    out = k @ np.column_stack([rot[:, 0], rot[:, 1], tvec.reshape(3)])
+    return out / out[2, 2]
 
 
 def _focal(h: np.ndarray, size: tuple[int, int]) -> float:
@@ -251,7 +278,7 @@ def check(layout: Layout, geometry: Geometry, image: np.ndarray, *,
     a bumped camera moves the whole mat by far more, a die nudging the mat by less.
     """
     seen = detect_markers(image, layout.marker_dictionary)
-    mm, px, n = _correspondences(layout, seen)
+    mm, px, n, _ = _correspondences(layout, seen)
     if n < MIN_MARKERS:
         return Check("unseen", float("nan"), geometry)
     err = float(np.median(np.linalg.norm(geometry.to_px(mm) - px, axis=1)))

@@ -35,8 +35,9 @@ DIE_MM = 16.0
 REJECT_D2 = 16.27
 """Squared Mahalanobis distance beyond which a colour is "none of these" (chi-square, 3
 degrees of freedom, 99.9 %)."""
-COV_FLOOR = (16.0, 4.0, 4.0)
-"""Variance added to each class (L, a, b; Lab units squared): noise and print tolerance."""
+COV_FLOOR = (25.0, 16.0, 16.0)
+"""Variance added to each class (L, a, b; Lab units squared): sensor noise, and the spread
+between dice of one colour that one enrolment photo cannot show."""
 SHADING = (0.5, 0.65, 0.8, 1.0, 1.15)
 """A die's face is lit more or less depending on where it lies and how it turns: shading
 scales the light a face reflects without changing its hue, so a class is measured on its

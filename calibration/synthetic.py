@@ -76,11 +76,13 @@ class MatRenderer:
         return h / h[2, 2]
 
     def random_pose(self, rng: np.random.Generator, size: tuple[int, int] = (1280, 960),
-                    max_tilt: float = 35.0) -> CameraPose:
-        """A camera that sees the whole mat: random tilt, azimuth, roll, fov and fill."""
+                    max_tilt: float = 35.0, fov_deg: float | None = None) -> CameraPose:
+        """A camera that sees the whole mat: random tilt, azimuth, roll, fill (and field of
+        view unless given: one camera moved keeps its lens)."""
         fill = rng.uniform(0.65, 0.95)
         centre = self.to_table(np.array(self.layout.size_mm) / 2)[0] + rng.normal(0, 15, 2)
-        base = {"width": size[0], "height": size[1], "fov_deg": float(rng.uniform(55, 70)),
+        fov = fov_deg or float(rng.uniform(55, 70))
+        base = {"width": size[0], "height": size[1], "fov_deg": fov,
                 "target_mm": (float(centre[0]), float(centre[1])),
                 "tilt_deg": float(rng.uniform(0, max_tilt)),
                 "azimuth_deg": float(rng.uniform(0, 360)), "roll_deg": float(rng.uniform(0, 360))}
