@@ -13,8 +13,11 @@ COMMANDS: tuple[str, ...] = (
     "games",
     "solve",
     "replay",
+    "export",
     "playout",
     "read",
     "eval",
     "bench",
+    "mat",
+    "calibrate",
 )
