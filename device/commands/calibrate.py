@@ -1,0 +1,162 @@
+"""`dicetable calibrate (--image FILE | --camera SPEC | --selftest) --game G [--out PROFILE]`.
+
+One photo of the mat, with one die of each of the game's colours lying in its zones, gives the
+table's profile: where the mat lies in the view, the camera's position, the paper's white and
+the colour palette. `--selftest` measures the calibration on rendered photos instead and
+reports position error, zone and palette accuracy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from device.errors import UserError
+
+logger = logging.getLogger(__name__)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "calibrate", help="camera, table and colour calibration -> profile",
+        description="Calibrate from one photo of the printed mat (made by `dicetable mat`) "
+                    "with one die of each colour lying on it, apart; writes a TOML profile "
+                    "for `dicetable read --profile`. --selftest measures the calibration on "
+                    "rendered photos.")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--image", metavar="FILE", help="a photo of the mat")
+    src.add_argument("--camera", metavar="SPEC", help="take the photo: usb:N or file:PATH")
+    src.add_argument("--selftest", action="store_true",
+                     help="measure position error, zones and palette on rendered photos")
+    p.add_argument("--game", help="icedice, pyramid_dice, pyradice, quarriors")
+    p.add_argument("--players", type=int, help="players the mat was printed for")
+    p.add_argument("--colours", metavar="LIST",
+                   help="comma-separated die colours shown (default: the game's palette)")
+    p.add_argument("--out", type=Path, default=Path("dicetable-profile.toml"), metavar="PROFILE",
+                   help="profile file to write (default dicetable-profile.toml)")
+    p.add_argument("--poses", type=int, default=8, help="--selftest: photos per game")
+    p.add_argument("--seed", type=int, default=0, help="--selftest: random seed")
+    p.add_argument("--json", action="store_true", help="JSON on stdout")
+    p.set_defaults(func=run)
+
+
+def grab_frame(spec: str) -> Any:
+    """One frame from a camera spec; only what exists here: usb:N and file:PATH."""
+    kind, _, rest = spec.partition(":")
+    if kind == "file" and rest:
+        return _load(rest)
+    if kind != "usb" or not rest.isdigit():
+        raise UserError(f"camera {spec!r} is not supported here: use usb:N, file:PATH, or "
+                        "--image with a photo")
+    import cv2
+
+    # OpenCV's own warnings about absent devices would bury our one-line error.
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    cap = cv2.VideoCapture(int(rest))
+    try:
+        if not cap.isOpened():
+            raise UserError(f"no camera at {spec}: is it plugged in (see `ls /dev/video*`)?")
+        for _ in range(5):  # the first frames of a webcam are often dark while it adjusts
+            ok, frame = cap.read()
+        if not ok or frame is None:
+            raise UserError(f"the camera at {spec} gave no picture")
+        return frame
+    finally:
+        cap.release()
+
+
+def _load(path: str) -> Any:
+    from vision.imageio import ImageError, load_image
+
+    try:
+        return load_image(path)
+    except ImageError as exc:
+        msg = str(exc)
+        raise UserError(msg if path in msg else f"{path}: {msg}") from None
+
+
+def _summary(profile: Any, out: Path) -> dict[str, Any]:
+    g = profile.geometry
+    return {
+        "profile": str(out), "mat": profile.layout.key,
+        "markers_seen": g.markers_seen, "markers_used": g.markers_used,
+        "markers_total": g.markers_total,
+        "reprojection_error_px": round(g.error_px, 3), "error_mm": round(g.error_mm, 3),
+        "camera_height_mm": round(g.camera_mm[2], 1), "tilt_deg": round(g.tilt_deg, 1),
+        "focal_px": round(g.focal_px, 1), "image_size": list(g.image_size),
+        "white_bgr": [round(v, 1) for v in profile.white_bgr],
+        "palette": {c.name: c.samples for c in profile.palette.classes},
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.selftest:
+        return _selftest(args)
+    if not args.game:
+        raise UserError("--game is required (icedice, pyramid_dice, pyradice, quarriors)")
+    from calibration.homography import GeometryError
+    from calibration.layouts import LayoutError, load_layout
+    from calibration.procedure import CalibrationError, calibrate_image
+    from calibration.profile import save
+
+    try:
+        layout = load_layout(args.game, args.players)
+    except LayoutError as exc:
+        raise UserError(str(exc)) from None
+    image = _load(args.image) if args.image else grab_frame(args.camera)
+    colours = tuple(c.strip() for c in args.colours.split(",") if c.strip()) \
+        if args.colours else None
+    try:
+        profile = calibrate_image(image, layout, colours=colours,
+                                  source=args.image or args.camera)
+    except (GeometryError, CalibrationError) as exc:
+        raise UserError(str(exc)) from None
+    try:
+        save(profile, args.out)
+    except OSError as exc:
+        raise UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    info = _summary(profile, args.out)
+    if args.json:
+        json.dump(info, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        colours_found = ", ".join(f"{k} x{v}" for k, v in info["palette"].items()) or "none"
+        print(f"wrote {args.out}: {layout.title} mat, {info['markers_used']} of "
+              f"{info['markers_total']} markers, {info['reprojection_error_px']} px "
+              f"({info['error_mm']} mm) error, camera {info['camera_height_mm']:.0f} mm above "
+              f"the table, tilted {info['tilt_deg']:.0f} deg; colours: {colours_found}")
+        if info["markers_used"] < info["markers_total"]:
+            print("note: not every marker was seen; the fit is still good, but a photo "
+                  "with the whole mat in view is better", file=sys.stderr)
+    return 0
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    from calibration.evaluate import GAMES, selftest
+    from calibration.layouts import LayoutError, game_name
+
+    if args.poses < 1:
+        raise UserError("--poses must be at least 1")
+    try:
+        games = (game_name(args.game),) if args.game else GAMES
+    except LayoutError as exc:
+        raise UserError(str(exc)) from None
+    result = selftest(games, poses=args.poses, seed=args.seed)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    pos = result["position_error_mm"]
+    print(f"{result['photos']} photos, {result['dice']} dice: position error p50 {pos['p50']} "
+          f"mm, p95 {pos['p95']} mm, max {pos['max']} mm; zones {result['zone_accuracy']:.1%}, "
+          f"slots {result['slot_accuracy']:.1%}, palette {result['palette_accuracy']:.1%} "
+          f"(rejected {result['palette_rejected']:.1%})")
+    for g in result["games"]:
+        p = g["position_error_mm"]
+        print(f"  {g['game']}: p95 {p['p95']} mm, zones {g['zone_accuracy']:.1%}, palette "
+              f"{g['palette_accuracy']:.1%}")
+    return 0
