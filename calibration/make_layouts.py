@@ -140,7 +140,7 @@ def _board(r: Rect, flip: bool) -> tuple[Slot, ...]:
                 cy = (y0 + y1) / 2
                 sx0, sx1 = 2 * cx - sx1, 2 * cx - sx0
                 sy0, sy1 = 2 * cy - sy1, 2 * cy - sy0
-            slots.append(Slot(f"l{level}s{i}", rect(sx0, sy0, sx1, sy1)))
+            slots.append(Slot(f"{level}-{i}", rect(sx0, sy0, sx1, sy1)))
     return tuple(slots)
 
 
@@ -170,10 +170,13 @@ def pyradice(players: int, base: int) -> Layout:
                           _board(rects[p], flips[p])))
     return Layout("pyradice", players, f"Pyradice, {players} players", (w, h),
                   border_markers(w, h, base), tuple(zones),
-                  ("red", "yellow", "green", "blue", "purple", "white"), 8.0,
-                  doc="Zones: quarry, board:<player> with slots l<level>s<space> (level 1 = "
-                      "6 spaces nearest the owner ... level 6 = 1 space). A die stacked above "
-                      "two dice is seen from above in its own space. Spaces assumed 22 mm.")
+                  ("red", "yellow", "green", "blue"), 8.0,
+                  doc="Zones: quarry (no slots here: its dice stack in 3 layers, see "
+                      "engine/games/pyradice/quarry.py), board:<player> with slots "
+                      "<level>-<index> as engine/games/pyradice/pyramid.py (level 1 = 6 spaces "
+                      "nearest the owner, index from the owner's left ... level 6 = 1 space). "
+                      "A die resting on two dice is seen from above in its own space. Spaces "
+                      "assumed 22 mm; colours are the engine's default option.")
 
 
 def quarriors(players: int, base: int) -> Layout:
