@@ -25,8 +25,8 @@ def check_turn(state: PyradiceState, turn: Turn) -> None:
     if pos is None or die is None:
         raise _fail("take", f"there is no die in quarry slot {turn.take}")
     present = qy.presence(state.quarry)
-    faces = qy.visible_faces(geo, present, *pos)
-    if faces < 3:
+    if pos not in qy.available_set(geo, present):
+        faces = qy.visible_faces(geo, present, *pos)
         raise _fail("available", f"the die in {turn.take} has {faces} visible face"
                     f"{'s' if faces != 1 else ''} (a die needs at least 3 to be taken)")
     board = state.boards[state.current]

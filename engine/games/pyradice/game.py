@@ -43,7 +43,7 @@ from engine.registry import register
 
 _SETUP_KEYS = {"sheet", "skills", "objectives", "boards", "cards", "quarry", "first_player"}
 #: most "two skills in one turn" candidates offered to reconcile in one state
-TWO_SKILL_BUDGET = 400
+TWO_SKILL_BUDGET = 240
 
 
 def parse_colours(text: object) -> tuple[str, ...]:
@@ -246,12 +246,15 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
             wrong += [Turn(take, pm.NAMES[n]) for n in unsupported]
             for n in spaces:
                 to = pm.NAMES[n]
-                wrong += [Turn(take, to, v) for v in range(1, 7) if v != value]
                 defn = state.skill_at(pm.LEVEL[n])
+                # a skill on the die just placed first: where it looks the same as a die
+                # turned when placed, on a level with that skill, it is the likelier story
+                if defn is not None:
+                    wrong += [Turn(take, to, None, (u,)) for u in
+                              uses(defn, _put(board, n, (value, "")), n, on_placed=True)]
+                wrong += [Turn(take, to, v) for v in range(1, 7) if v != value]
                 if defn is None:
                     continue
-                wrong += [Turn(take, to, None, (u,))
-                          for u in uses(defn, _put(board, n, (1, "")), n, on_placed=True)]
                 options = skill_uses[n]
                 for a, first in enumerate(options):
                     for second in options[a + 1:]:

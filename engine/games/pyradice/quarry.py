@@ -155,6 +155,12 @@ def available(geo: Geometry, present: tuple[tuple[bool, ...], ...]) -> list[tupl
 
 
 @lru_cache(maxsize=1024)
+def available_set(geo: Geometry, present: tuple[tuple[bool, ...], ...]
+                  ) -> frozenset[tuple[int, int]]:
+    return frozenset(_available(geo, present))
+
+
+@lru_cache(maxsize=1024)
 def _available(geo: Geometry, present: tuple[tuple[bool, ...], ...]
                ) -> tuple[tuple[int, int], ...]:
     return tuple((k, i) for k, row in enumerate(present) for i, here in enumerate(row)
