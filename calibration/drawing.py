@@ -102,10 +102,15 @@ def mat_shapes(layout: Layout) -> list[Shape]:
             # At the slot's top: overlapping cards (the pyramid) leave only that strip.
             shapes.append(Text((min(sx) + max(sx)) / 2, min(sy) + size + 1.5, slot.id, size,
                                grey=SLOT_GREY, centred=True))
-    # The mat's name in the border, between corner markers, so a print can be identified.
-    shapes.append(Text(w / 2, h - 3, f"dicetable {layout.key}  |  {layout.title}  |  markers "
-                                     f"{min(layout.marker_ids())}-{max(layout.marker_ids())}",
-                       2.5, centred=True))
+    # The mat's name in the border, in the gap between the two bottom-left markers and clear
+    # of their quiet zones, so a print can be identified.
+    bottom = sorted((m for m in layout.markers if m.centre[1] > h - 40), key=lambda m: m.centre[0])
+    if len(bottom) >= 2:
+        x = (bottom[0].centre[0] + bottom[1].centre[0]) / 2
+        room = bottom[1].centre[0] - bottom[0].centre[0] - bottom[0].size - 12
+        caption = f"dicetable {layout.key} #{min(layout.marker_ids())}-{max(layout.marker_ids())}"
+        size = min(2.5, room / max(1, len(caption)) / 0.55 * 0.72)
+        shapes.append(Text(x, bottom[0].centre[1] + size / 2, caption, size, centred=True))
     dictionary = marker_dictionary(layout.marker_dictionary)
     for marker in layout.markers:
         shapes.extend(marker_cells(marker, dictionary))
