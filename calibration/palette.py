@@ -211,7 +211,7 @@ def find_dice(image: np.ndarray, geometry: Geometry, layout: Layout, white: np.n
     half = DIE_MM / 2
     for i in range(1, n):
         _, _, bw, bh, area = stats[i]
-        if area < 10 * ppm * ppm or bw > 45 * ppm or bh > 45 * ppm:
+        if area < 10 * ppm * ppm or bw > 60 * ppm or bh > 60 * ppm:
             continue
         # A die's box from its centre and its known size: the blob itself may be a few pips
         # (white die) or a die with part of its shadow.

@@ -53,7 +53,7 @@ def enrol_palette(image: np.ndarray, geometry: Geometry, layout: Layout,
         missing = [c for c in colours if c not in samples]
         if missing:
             raise CalibrationError(f"no die of colour {', '.join(missing)} found on the mat: "
-                                   "lay one die of each colour in a zone, apart from the others")
+                                   "lay one die of each colour in a zone, 5 cm from the others")
     logger.info("palette: %s", {k: len(v) for k, v in samples.items()})
     return build_palette(samples)
 
