@@ -1,0 +1,134 @@
+"""Reader detections + calibration -> Observation: for every game a rendered photo of its mat
+with dice in every zone (and on slots) gives every die in its zone and slot, at the right
+millimetres, with the zones in view; a hand over a zone takes it out of zones_seen."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.evaluate import truth_detections
+from calibration.observe import (
+    annotate_detections,
+    build_observation,
+    current_geometry,
+    zones_seen,
+)
+from calibration.procedure import calibrate_image
+from calibration.synthetic import Placed, dice_in_zones
+from engine.observation import Observation
+
+
+@pytest.fixture(scope="module")
+def profiles(renderers) -> dict:
+    """One calibration per game, from a photo with one die of each colour, 5 cm apart."""
+    out = {}
+    for game, mr in renderers.items():
+        rng = np.random.default_rng(21)
+        spots = [(x, y) for z in mr.layout.zones if not z.slots
+                 for x in np.arange(min(p[0] for p in z.polygon) + 20,
+                                    max(p[0] for p in z.polygon) - 15, 50.0)
+                 for y in np.arange(min(p[1] for p in z.polygon) + 20,
+                                    max(p[1] for p in z.polygon) - 15, 50.0)]
+        placed = tuple(Placed(float(spots[i][0]), float(spots[i][1]), 2, c)
+                       for i, c in enumerate(mr.layout.palette))
+        fov = 62.0
+        photo = mr.photo(mr.random_pose(rng, fov_deg=fov), placed, seed=3, noise=2)
+        out[game] = calibrate_image(photo.image, mr.layout)
+    return out
+
+
+@pytest.mark.parametrize("game", ["icedice", "pyramid_dice", "pyradice", "quarriors"])
+def test_every_die_in_its_zone_and_slot(renderers, profiles, game: str) -> None:
+    mr, profile = renderers[game], profiles[game]
+    rng = np.random.default_rng(5)
+    for k in range(2):
+        placed = dice_in_zones(mr.layout, rng, per_zone=2 if k else 1,
+                               colours=mr.layout.palette)
+        photo = mr.photo(mr.random_pose(rng, fov_deg=62.0), placed, seed=40 + k,
+                         blur=0.8, noise=2, cover=mr.half_covered(rng) if k else ())
+        det = truth_detections(photo.rendered)
+        obs = build_observation(profile, det, photo.image, frame=7, moved=True)
+        assert isinstance(obs, Observation) and obs.frame == 7 and obs.moved is True
+        assert len(obs.objects) == len(placed)  # every die is in the frame
+        zones_with_dice = set()
+        for o, j in zip(obs.objects, photo.rendered.die_index, strict=True):
+            truth = placed[int(j)]
+            assert (o.zone, o.slot) == mr.layout.locate((truth.x, truth.y))
+            assert o.zone is not None
+            zones_with_dice.add(o.zone)
+            assert np.hypot(o.position_mm[0] - truth.x, o.position_mm[1] - truth.y) < 2.0
+            assert o.top("face") == str(truth.value) and o.kind == "die"
+            assert o.top("colour") == truth.colour
+        assert zones_with_dice == {z.name for z in mr.layout.zones}
+        assert obs.zones_seen == frozenset(z.name for z in mr.layout.zones)
+        assert Observation.from_dict(obs.to_dict()) == obs
+
+
+def test_slots_of_the_pyramid_and_the_boards(renderers, profiles) -> None:
+    mr = renderers["pyramid_dice"]
+    pyr = mr.layout.zone("pyramid")
+    rng = np.random.default_rng(9)
+    placed = tuple(Placed(s.centre[0], min(p[1] for p in s.polygon) + 13, 4, "red")
+                   for s in pyr.slots if s.id in ("r1c1", "r3c2", "r5c5", "r7c1", "r7c7"))
+    photo = mr.photo(mr.random_pose(rng, fov_deg=62.0), placed, seed=2)
+    obs = build_observation(profiles["pyramid_dice"], truth_detections(photo.rendered),
+                            photo.image)
+    got = sorted(o.slot for o in obs.objects)
+    assert got == ["r1c1", "r3c2", "r5c5", "r7c1", "r7c7"]
+    assert {o.zone for o in obs.objects} == {"pyramid"}
+
+
+def test_a_hand_over_a_zone_takes_it_out_of_view(renderers, profiles) -> None:
+    mr = renderers["icedice"]
+    rng = np.random.default_rng(12)
+    photo = mr.photo(mr.random_pose(rng, fov_deg=62.0), dice_in_zones(mr.layout, rng),
+                     seed=5)
+    bank = np.array(mr.layout.zone("bank").polygon)
+    centre = cv2.perspectiveTransform(bank.mean(axis=0)[None, None], photo.true_h)[0, 0]
+    span = np.ptp(cv2.perspectiveTransform(bank[None], photo.true_h)[0], axis=0)
+    img = photo.image.copy()
+    cv2.ellipse(img, (int(centre[0]), int(centre[1])), (int(span[0] * 0.4), int(span[1] * 0.4)),
+                0, 0, 360, (120, 160, 215), -1)
+    det = truth_detections(photo.rendered)
+    seen = zones_seen(mr.layout, _fit(profiles["icedice"], img), img, det)
+    assert "bank" not in seen
+    assert {"rolling", "counter", "vault:0", "vault:1"} <= seen
+
+
+def _fit(profile, image):
+    return current_geometry(profile, image)[0].geometry
+
+
+def test_zones_out_of_the_frame_are_not_seen(renderers, profiles) -> None:
+    mr = renderers["quarriors"]
+    rng = np.random.default_rng(1)
+    photo = mr.photo(mr.random_pose(rng, fov_deg=62.0), seed=6)
+    g = _fit(profiles["quarriors"], photo.image)
+    # keep the left 60 % of the frame: zones on the right are cut off
+    img = photo.image.copy()
+    img[:, int(img.shape[1] * 0.6):] = 90
+    full = zones_seen(mr.layout, g, photo.image)
+    cut = zones_seen(mr.layout, g, img)
+    assert full == frozenset(z.name for z in mr.layout.zones)
+    assert cut < full and cut
+
+
+def test_annotate_detections_for_read(renderers, profiles) -> None:
+    mr = renderers["pyradice"]
+    board = mr.layout.zone("board:1")
+    slot = next(s for s in board.slots if s.id == "2-3")
+    placed = (Placed(*slot.centre, 6, "blue"), Placed(200.0, 125.0, 1, "yellow"))
+    rng = np.random.default_rng(2)
+    photo = mr.photo(mr.random_pose(rng, fov_deg=62.0), placed, seed=8, noise=2)
+    det = truth_detections(photo.rendered)
+    rows = annotate_detections(profiles["pyradice"], det, photo.image)
+    assert len(rows) == len(det) == 2
+    by_zone = {r["zone"]: r for r in rows}
+    assert by_zone["board:1"]["slot"] == "2-3" and by_zone["board:1"]["colour"] == "blue"
+    assert by_zone["quarry"]["slot"] is None and by_zone["quarry"]["colour"] == "yellow"
+    for r in rows:
+        assert set(r) == {"zone", "slot", "position_mm", "colour", "colour_probability"}
+        assert 0 < r["colour_probability"] <= 1
+    assert annotate_detections(profiles["pyradice"], det[np.zeros(0, int)], photo.image) == []
