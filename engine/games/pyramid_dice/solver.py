@@ -129,6 +129,14 @@ def reachable(dice: Iterable[int], *, whole_steps: bool = False,
     return dict(_solve(check_dice(dice), whole_steps, negative_steps))
 
 
+@lru_cache(maxsize=4096)
+def reachable_map(dice: tuple[int, ...], whole_steps: bool = False,
+                  negative_steps: bool = True) -> Mapping[int, str]:
+    """Like :func:`reachable`, cached per sorted dice tuple; the result is shared, read it
+    only (the rules engine asks this for every state)."""
+    return reachable(dice, whole_steps=whole_steps, negative_steps=negative_steps)
+
+
 def expression_for(dice: Iterable[int], number: int, *, whole_steps: bool = False,
                    negative_steps: bool = True) -> str | None:
     """One expression making ``number`` from the dice, or None when it cannot be made."""

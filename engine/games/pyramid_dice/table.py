@@ -3,8 +3,10 @@ makeable, what a player may use, and who may strengthen their Ra card. Pure func
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from engine.games.pyramid_dice.cards import Card, Slot
-from engine.games.pyramid_dice.solver import reachable
+from engine.games.pyramid_dice.solver import reachable_map
 from engine.games.pyramid_dice.state import PyramidState
 
 SOLO_RANKS = ((16, "beginner explorer"), (7, "intermediate explorer"),
@@ -75,13 +77,14 @@ def target_card(state: PyramidState, target: str) -> str | None:
     return in_slot(state, target)
 
 
-def makeable(state: PyramidState, dice: tuple[int, ...] | None = None) -> dict[int, str]:
-    """Numbers the dice make (value -> expression) under the state's options."""
-    values = state.values if dice is None else dice
+def makeable(state: PyramidState, dice: tuple[int, ...] | None = None) -> Mapping[int, str]:
+    """Numbers the dice make (value -> expression) under the state's options (shared: read
+    only)."""
+    values = state.values if dice is None else tuple(sorted(dice))
     if len(values) != 3:
         return {}
-    return reachable(values, whole_steps=bool(state.option("whole_steps")),
-                     negative_steps=bool(state.option("negative_steps")))
+    return reachable_map(values, bool(state.option("whole_steps")),
+                         bool(state.option("negative_steps")))
 
 
 def can_take(state: PyramidState) -> bool:
