@@ -116,3 +116,18 @@ def test_a_die_read_half_5_half_6_is_ambiguous() -> None:
     res = reconcile(GAME, s, obs)
     assert isinstance(res, Ambiguous)
     assert {e.text() for e in res.candidates[:2]} == {"roll 2 3 5", "roll 2 3 6"}
+
+
+def test_a_removal_and_a_snatch_are_accepted() -> None:
+    s = play(new(), "roll 1 1 1")
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "remove r7c3"))))
+    assert isinstance(res, Accepted) and texts(res) == ["remove r7c3"]
+    s = play(new(3, snatch=True), "roll 2 3 4")
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "snatch P3 r7c2"))))
+    assert isinstance(res, Accepted) and texts(res) == ["snatch P3 r7c2"]
+
+
+def test_removing_a_covered_card_is_a_violation() -> None:
+    s = play(new(), "roll 1 1 1")
+    res = reconcile(GAME, s, observe_view(GAME.view_after(s, GAME.parse_action("remove r6c1"))))
+    assert isinstance(res, Violation) and res.rule.id == "pyramid_dice.fail_remove"
