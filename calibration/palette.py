@@ -207,15 +207,27 @@ def find_dice(image: np.ndarray, geometry: Geometry, layout: Layout, white: np.n
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
                             cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, _, stats, centroids = cv2.connectedComponentsWithStats(mask)
-    boxes = []
-    half = DIE_MM / 2
+    blobs = []  # (centre mm, area px)
     for i in range(1, n):
         _, _, bw, bh, area = stats[i]
         if area < 10 * ppm * ppm or bw > 60 * ppm or bh > 60 * ppm:
             continue
+        blobs.append((centroids[i] / ppm, float(area)))
+    # A die lying across a zone's outline is cut in two by the ink mask: join pieces whose
+    # centres are closer than a die.
+    merged: list[tuple[np.ndarray, float]] = []
+    for c, a in sorted(blobs, key=lambda b: -b[1]):
+        for k, (mc, ma) in enumerate(merged):
+            if np.linalg.norm(mc - c) < DIE_MM * 1.2:
+                merged[k] = ((mc * ma + c * a) / (ma + a), ma + a)
+                break
+        else:
+            merged.append((c, a))
+    boxes = []
+    half = DIE_MM / 2
+    for c, _ in merged:
         # A die's box from its centre and its known size: the blob itself may be a few pips
         # (white die) or a die with part of its shadow.
-        c = centroids[i] / ppm
         corners = np.array([[c[0] - half, c[1] - half], [c[0] + half, c[1] - half],
                             [c[0] + half, c[1] + half], [c[0] - half, c[1] + half]])
         img_pts = geometry.to_px(corners)
@@ -223,10 +235,19 @@ def find_dice(image: np.ndarray, geometry: Geometry, layout: Layout, white: np.n
     return boxes
 
 
+UNLIKE = 40.0
+"""Weighted Lab distance beyond which a die is "none of the names given"."""
+
+
 def assign_names(colours: list[np.ndarray], names: tuple[str, ...]) -> list[str]:
     """Name each measured Lab colour after one of `names`, by the renderer's typical colours
     (vision.colours.PALETTE) seen through the same normalisation. When there are as many
-    dice as names, each name is used once (best total fit); else each die takes its nearest."""
+    dice as names, each name is used once (best total fit); else each die takes its nearest.
+
+    Raises:
+        ValueError: a name is unknown, or a die is far from every name given (a colour the
+            players did not list).
+    """
     known = [n for n in names if n in PALETTE]
     if not known:
         raise ValueError("none of the colour names is known: use names from "
@@ -236,7 +257,11 @@ def assign_names(colours: list[np.ndarray], names: tuple[str, ...]) -> list[str]
     weight = np.array([0.5, 1.0, 1.0])
     cost = np.array([[float(np.linalg.norm((c - r) * weight)) for r in refs] for c in colours])
     if len(colours) == len(known) and len(known) <= 8:
-        best = min(itertools.permutations(range(len(known))),
-                   key=lambda perm: sum(cost[i, j] for i, j in enumerate(perm)))
-        return [known[j] for j in best]
-    return [known[int(j)] for j in cost.argmin(axis=1)]
+        pick = list(min(itertools.permutations(range(len(known))),
+                        key=lambda perm: sum(cost[i, j] for i, j in enumerate(perm))))
+    else:
+        pick = [int(j) for j in cost.argmin(axis=1)]
+    if any(cost[i, j] > UNLIKE for i, j in enumerate(pick)):
+        raise ValueError(f"a die on the mat looks like none of {', '.join(known)}: list every "
+                         "colour shown (--colours) or take the others away")
+    return [known[j] for j in pick]
