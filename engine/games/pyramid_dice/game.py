@@ -210,15 +210,15 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
             after = replace(state, pyramid=tuple(x for x in state.pyramid if x[0] != action.slot),
                             side=state.side + (cid,) if cid else state.side)
             return self._next(after, took=False, events=(Event(
-                "remove", f"P{me + 1} cannot take a card and moves {cid} from {action.slot} to "
-                "the side area", me),))
+                "remove", f"P{me + 1} takes no card and moves {cid} from {action.slot} to the "
+                "side area", me),))
         if action.word == "give up":
             left = len(state.pyramid)
             return replace(state, phase="over", ended="solo_failed"), (Event(
                 "solo_end", f"the expedition ends with {left} card(s) left: "
                 f"{t.solo_rank(left)}", me),)
         return self._next(state, took=False, events=(Event(
-            "pass", f"P{me + 1} cannot take a card", me),))
+            "pass", f"P{me + 1} takes no card (the pyramid is empty)", me),))
 
     def _use(self, state: PyramidState,
              action: Reroll | Use) -> tuple[PyramidState, tuple[Event, ...]]:
