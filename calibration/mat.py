@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import struct
 import zlib
+from functools import cache
 from pathlib import Path
 
 import cv2
@@ -63,11 +64,12 @@ def render_mat(layout: Layout, ppm: float = 4.0) -> np.ndarray:
     return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
 
 
+@cache
 def paper_mask(layout: Layout, ppm: float = 2.0, clearance_mm: float = 2.0) -> np.ndarray:
     """bool (H, W): mat pixels that are bare paper at least clearance_mm from any ink.
 
     Comparing a photo with the mat only there makes the test indifferent to how the printer
-    drew the lines and the letters.
+    drew the lines and the letters. Cached (read-only): it is needed for every frame.
     """
     w, h = layout.size_mm
     img = np.full((round(h * ppm), round(w * ppm)), 255, np.uint8)
@@ -75,7 +77,9 @@ def paper_mask(layout: Layout, ppm: float = 2.0, clearance_mm: float = 2.0) -> n
     ink = (img < 250).astype(np.uint8)
     k = max(1, round(clearance_mm * ppm)) * 2 + 1
     ink = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    return ink == 0
+    free = ink == 0
+    free.setflags(write=False)
+    return free
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
