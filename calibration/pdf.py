@@ -30,6 +30,11 @@ def _escape(text: str) -> str:
     return safe.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
+def _path(pts: list[tuple[float, float]]) -> str:
+    return f"{_num(pts[0][0])} {_num(pts[0][1])} m " + " ".join(
+        f"{_num(x)} {_num(y)} l" for x, y in pts[1:]) + " h"
+
+
 @dataclass
 class Page:
     """One page: its size in mm and the drawing commands (in mm, y down)."""
@@ -46,19 +51,32 @@ class Page:
         self.ops.append("Q")
 
     def draw(self, shapes: list[Shape], dx: float = 0.0, dy: float = 0.0) -> None:
-        """Draw shapes given in mat mm, shifted by (dx, dy) mm on the page."""
+        """Draw shapes given in mat mm, shifted by (dx, dy) mm on the page.
+
+        Consecutive fills of one grey become one path filled once: drawn one by one, the
+        cells of a marker would show hairline seams in viewers that anti-alias each fill.
+        """
+        run: list[str] = []
+        run_grey: float | None = None
         for s in shapes:
-            if isinstance(s, Fill | Outline):
-                pts = [(x + dx, y + dy) for x, y in s.points]
-                path = f"{_num(pts[0][0])} {_num(pts[0][1])} m " + " ".join(
-                    f"{_num(x)} {_num(y)} l" for x, y in pts[1:]) + " h"
-                if isinstance(s, Fill):
-                    self.ops.append(f"{_num(s.grey)} g {path} f")
-                else:
-                    dash = f"[{_num(s.dash)} {_num(s.dash)}] 0 d " if s.dash else "[] 0 d "
-                    self.ops.append(f"{_num(s.grey)} G {_num(s.width)} w {dash}{path} S")
+            if isinstance(s, Fill):
+                if run and s.grey != run_grey:
+                    self.ops.append(f"{_num(run_grey or 0)} g " + " ".join(run) + " f")
+                    run = []
+                run.append(_path([(x + dx, y + dy) for x, y in s.points]))
+                run_grey = s.grey
+                continue
+            if run:
+                self.ops.append(f"{_num(run_grey or 0)} g " + " ".join(run) + " f")
+                run = []
+            if isinstance(s, Outline):
+                dash = f"[{_num(s.dash)} {_num(s.dash)}] 0 d " if s.dash else "[] 0 d "
+                path = _path([(x + dx, y + dy) for x, y in s.points])
+                self.ops.append(f"{_num(s.grey)} G {_num(s.width)} w {dash}{path} S")
             elif isinstance(s, Text):
                 self.text(s.x + dx, s.y + dy, s.text, s.size, s.grey, s.centred)
+        if run:
+            self.ops.append(f"{_num(run_grey or 0)} g " + " ".join(run) + " f")
 
     def text(self, x: float, y: float, text: str, size: float, grey: float = 0.0,
              centred: bool = False) -> None:
@@ -107,7 +125,7 @@ def pdf_bytes(pages: list[Page], title: str = "dicetable mat") -> bytes:
                            f"<< /PrintScaling /None >> >>".encode()
     objects[tree - 1] = (f"<< /Type /Pages /Count {len(kids)} /Kids ["
                          + " ".join(f"{k} 0 R" for k in kids) + "] >>").encode()
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    out = bytearray(b"%PDF-1.6\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for i, body in enumerate(objects, 1):
         offsets.append(len(out))
