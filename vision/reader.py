@@ -24,6 +24,9 @@ logger = logging.getLogger(__name__)
 
 #: A detection is dropped when the classifier says "not a die" with at least this probability.
 NOT_A_DIE_DROP = 0.5
+#: Dice read with less confidence than this are read again in 3 more orientations (averaged);
+#: few dice are that uncertain, so the cost is small and the hard ones get a second look.
+SECOND_LOOK_BELOW = 0.9
 
 
 @dataclass
@@ -61,8 +64,22 @@ class DiceReader:
         crops = self.classifier.preprocess(image, found.xyxy)
         t = self.timings.add("crop", t)
         faces, not_die = self.classifier.postprocess(self.classifier.infer(crops))
+        unsure = np.nonzero(faces.max(axis=1) < SECOND_LOOK_BELOW)[0]
+        if len(unsure):
+            faces[unsure], not_die[unsure] = self._second_look(crops[unsure], faces[unsure],
+                                                               not_die[unsure])
         t = self.timings.add("classify", t)
         keep = not_die < NOT_A_DIE_DROP
         body, pip = die_colour_names(crops[keep])
         self.timings.add("colour", t)
         return found[keep].with_faces(faces[keep], body, pip)
+
+    def _second_look(self, crops: np.ndarray, faces: np.ndarray, not_die: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Average the probabilities over the crop turned by 90, 180 and 270 degrees."""
+        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in (1, 2, 3)])
+        f, nd = self.classifier.postprocess(self.classifier.infer(np.ascontiguousarray(turned)))
+        n = len(crops)
+        faces = (faces + f[:n] + f[n:2 * n] + f[2 * n:]) / 4
+        not_die = (not_die + nd[:n] + nd[n:2 * n] + nd[2 * n:]) / 4
+        return faces, not_die

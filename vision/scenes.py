@@ -35,8 +35,9 @@ def random_look(rng: np.random.Generator, body: str | None = None) -> DieLook:
     body_bgr = _jitter(PALETTE[body], rng)
     light = sum(body_bgr) / 3
     # Pips contrast with the body the way real dice do: dark bodies get light pips.
-    choices = ["white", "yellow", "gold", "red"] if light < 110 else ["black", "white", "red",
-                                                                      "blue", "black"]
+    # Real sets have many dark or smoky dice with red pips: low contrast, so weight them up.
+    choices = ["white", "white", "yellow", "gold", "red", "red", "red"] if light < 110 else [
+        "black", "black", "white", "red", "red", "blue"]
     pip = str(rng.choice(choices))
     pip_bgr = _jitter(PALETTE[pip], rng, 15)
     if abs(sum(pip_bgr) / 3 - light) < 60 and pip in ("white", "black"):
@@ -46,7 +47,7 @@ def random_look(rng: np.random.Generator, body: str | None = None) -> DieLook:
     return DieLook(
         body_bgr=body_bgr, pip_bgr=pip_bgr, style=style,
         second_bgr=_jitter(PALETTE[str(rng.choice(_NAMES))], rng),
-        pip_scale=float(rng.uniform(0.75, 1.35)), corner=float(rng.uniform(0.06, 0.3)),
+        pip_scale=float(rng.uniform(0.75, 1.5)), corner=float(rng.uniform(0.06, 0.3)),
         symbol_face=symbol_face, symbol=str(rng.choice(SYMBOLS)),
         pattern_seed=int(rng.integers(1 << 30)),
     )

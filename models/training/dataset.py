@@ -111,6 +111,38 @@ def synthetic(n_scenes: int, seed: int, workers: int = 2) -> Samples:
     return out
 
 
+def hard_negatives(images: list[np.ndarray], boxes: list[np.ndarray], detector_path: Path,
+                   rng: np.random.Generator, copies: int = 2) -> Samples:
+    """'Not a die' crops where a trained detector fires but no die is labelled.
+
+    These are the look-alikes a detector really confuses with dice (round magnets, buttons,
+    printed dots...), far more useful negatives than random background.
+    """
+    from vision.detector import DiceDetector
+
+    det = DiceDetector(detector_path, threshold=0.2)
+    out = Samples()
+    for img, bx in tqdm(list(zip(images, boxes, strict=True)), desc="hard negatives",
+                        unit="image"):
+        found = det(img)
+        if len(found) == 0:
+            continue
+        c = found.center
+        if len(bx):
+            # Generous: a detection anywhere near a labelled die is not a negative.
+            w = (bx[:, 2:] - bx[:, :2]) * 0.25
+            near = ((c[:, None, :] >= bx[None, :, :2] - w) & (c[:, None, :] <= bx[None, :, 2:]
+                                                               + w)).all(axis=2).any(axis=1)
+            neg = found.xyxy[~near]
+        else:
+            neg = found.xyxy
+        for _ in range(copies):
+            if len(neg):
+                out.crops += list(crop_dice(img, jitter_boxes(neg.astype(np.float64), rng, 0.05)))
+                out.labels += [NOT_A_DIE] * len(neg)
+    return out
+
+
 def shared_dir() -> Path:
     """The shared third-party data folder (env DICETABLE_SHARED, else ../shared)."""
     env = os.environ.get("DICETABLE_SHARED")

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 import torch
 
-from models.training.dataset import Samples, real_train, synthetic
+from models.training.dataset import Samples, hard_negatives, real_train, synthetic
 from models.training.export import export_classifier, export_detector
 from models.training.train_classifier import (
     ece,
@@ -40,10 +40,13 @@ from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
 
 logger = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
+#: Bump when the renderer or the sample format changes (invalidates runs/cache).
+DATA_VERSION = 2
 
 
 def _load_data(args: argparse.Namespace) -> tuple[Samples, Samples]:
-    cache = REPO / "runs" / "cache" / f"data_seed{args.seed}_n{args.scenes}.pkl"
+    # The key names the renderer version too: a renderer change must not reuse old pixels.
+    cache = REPO / "runs" / "cache" / f"data_v{DATA_VERSION}_seed{args.seed}_n{args.scenes}.pkl"
     if cache.exists():
         print(f"using cached data {cache}", file=sys.stderr)
         with open(cache, "rb") as f:
@@ -54,6 +57,12 @@ def _load_data(args: argparse.Namespace) -> tuple[Samples, Samples]:
     with open(cache, "wb") as f:
         pickle.dump((syn, real), f, protocol=pickle.HIGHEST_PROTOCOL)
     return syn, real
+
+
+def _with(base: Samples, extra: Samples) -> Samples:
+    """Crops of both (detector samples of base only)."""
+    return Samples(base.det_images, base.det_boxes, base.crops + extra.crops,
+                   base.labels + extra.labels)
 
 
 def _split(n: int, frac: float, rng: np.random.Generator) -> np.ndarray:
@@ -72,20 +81,57 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--scenes", type=int, default=3000, help="synthetic scenes to render")
     ap.add_argument("--det-steps", type=int, default=2000, help="detector training steps")
-    ap.add_argument("--cls-epochs", type=int, default=6, help="classifier epochs")
-    ap.add_argument("--real-share", type=float, default=0.3,
+    ap.add_argument("--cls-epochs", type=int, default=5, help="classifier epochs")
+    ap.add_argument("--real-share", type=float, default=0.5,
                     help="share of training draws taken from real train-split photos")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
     ap.add_argument("--out", type=Path, default=REPO / "models")
+    ap.add_argument("--stage", choices=("all", "classifier", "detector"), default="all",
+                    help="train only one model (two stages can run side by side)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (1 is fastest on a shared 2-core machine)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     t0 = time.time()
     syn, real = _load_data(args)
     rng = np.random.default_rng(args.seed)
 
-    # Classifier: hold out 5% of synthetic and 10% of real crops for calibration.
+    args.out.mkdir(parents=True, exist_ok=True)
+    record: dict = {}
+    record.update({"seed": args.seed, "scenes": args.scenes, "real_share": args.real_share,
+                   "real_train_photos": len(real.det_images),
+                   "synthetic_crops": len(syn.labels), "real_crops": len(real.labels),
+                   "torch": torch.__version__})
+    # The detector goes first: its false alarms become the classifier's hard negatives.
+    if args.stage in ("all", "detector"):
+        record.update(_detector_stage(args, syn, real))
+    if args.stage in ("all", "classifier"):
+        record.update(_classifier_stage(args, syn, real, rng))
+    record["minutes_" + args.stage] = round((time.time() - t0) / 60, 1)
+    # Read the record only now: the other stage may have written it while this one trained.
+    record_path = args.out / "dice_reader.json"
+    record = {**(json.loads(record_path.read_text()) if record_path.exists() else {}), **record}
+    names = [n for n in (DETECTOR_FILE, CLASSIFIER_FILE) if (args.out / n).exists()]
+    record["files"] = {name: _sha256(args.out / name) for name in names}
+    record_path.write_text(json.dumps(record, indent=2) + "\n")
+    (args.out / "SHA256SUMS").write_text(
+        "".join(f"{h}  {n}\n" for n, h in sorted(record["files"].items())))
+    print(json.dumps(record, indent=2))
+    return 0
+
+
+def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
+                      rng: np.random.Generator) -> dict:
+    detector = args.out / DETECTOR_FILE
+    if detector.exists():
+        syn = _with(syn, hard_negatives(syn.det_images, syn.det_boxes, detector, rng))
+        real = _with(real, hard_negatives(real.det_images, real.det_boxes, detector, rng, 3))
+        print(f"hard negatives from {detector}", file=sys.stderr)
+    else:
+        print(f"no {detector} yet: training without hard negatives", file=sys.stderr)
+    # Hold out 7% of the crops (synthetic and real) to fit the temperature.
     crops = np.concatenate([np.stack(syn.crops)] + ([np.stack(real.crops)] if real.crops else []))
     labels = np.array(syn.labels + real.labels, np.int64)
     is_real = np.array([False] * len(syn.labels) + [True] * len(real.labels))
@@ -112,32 +158,25 @@ def main(argv: list[str] | None = None) -> int:
         "ece_after": ece(p_cal, labels[held]),
     }
     print(json.dumps(metrics), file=sys.stderr)
+    export_classifier(cls, temperature, args.out / CLASSIFIER_FILE)
+    return {"classifier": metrics, "cls_epochs": args.cls_epochs,
+            "classifier_command": "python -m models.training.train --stage classifier "
+                                  f"--seed {args.seed} --scenes {args.scenes} "
+                                  f"--cls-epochs {args.cls_epochs} --real-share {args.real_share}"}
 
-    # Detector.
+
+def _detector_stage(args: argparse.Namespace, syn: Samples, real: Samples) -> dict:
     det_images = syn.det_images + real.det_images
     det_boxes = syn.det_boxes + real.det_boxes
     n_real = len(real.det_images)
     dw = np.array([(1 - args.real_share) / len(syn.det_images)] * len(syn.det_images)
                   + [args.real_share / max(n_real, 1)] * n_real)
     det = train_detector(det_images, det_boxes, dw, args.det_steps, args.seed)
-
-    args.out.mkdir(parents=True, exist_ok=True)
-    export_classifier(cls, temperature, args.out / CLASSIFIER_FILE)
     export_detector(det, args.out / DETECTOR_FILE)
-    record = {
-        "seed": args.seed, "scenes": args.scenes, "det_steps": args.det_steps,
-        "cls_epochs": args.cls_epochs, "real_share": args.real_share,
-        "real_train_photos": n_real, "synthetic_crops": len(syn.labels),
-        "real_crops": len(real.labels), "classifier": metrics,
-        "command": "python -m models.training.train " + " ".join(argv or sys.argv[1:]),
-        "torch": torch.__version__, "minutes": round((time.time() - t0) / 60, 1),
-        "files": {name: _sha256(args.out / name) for name in (DETECTOR_FILE, CLASSIFIER_FILE)},
-    }
-    (args.out / "dice_reader.json").write_text(json.dumps(record, indent=2) + "\n")
-    (args.out / "SHA256SUMS").write_text(
-        "".join(f"{h}  {n}\n" for n, h in sorted(record["files"].items())))
-    print(json.dumps(record, indent=2))
-    return 0
+    return {"det_steps": args.det_steps,
+            "detector_command": "python -m models.training.train --stage detector "
+                                f"--seed {args.seed} --scenes {args.scenes} "
+                                f"--det-steps {args.det_steps} --real-share {args.real_share}"}
 
 
 if __name__ == "__main__":

@@ -45,7 +45,9 @@ def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 def _to_tensor(crops: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255.0
+    # NHWC memory (channels_last) is markedly faster for these small convs on CPU.
+    x = torch.from_numpy(np.ascontiguousarray(crops)).permute(0, 3, 1, 2).float() / 255.0
+    return x.contiguous(memory_format=torch.channels_last)
 
 
 def logits_of(net: torch.nn.Module, crops: np.ndarray, batch: int = 1024) -> torch.Tensor:
@@ -62,7 +64,7 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = FaceClassifier(n_classes=n_classes, width=width)
+    net = FaceClassifier(n_classes=n_classes, width=width).to(memory_format=torch.channels_last)
     steps_per_epoch = len(crops) // batch
     total = epochs * steps_per_epoch
     opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=5e-4)
@@ -75,7 +77,7 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
     correct = seen = 0
     for step in bar:
         idx = rng.choice(len(crops), batch, p=p)
-        x = augment(_to_tensor(crops[idx]), gen)
+        x = augment(_to_tensor(crops[idx]), gen).contiguous(memory_format=torch.channels_last)
         y = y_all[idx]
         out = net(x)
         loss = F.cross_entropy(out, y)
@@ -118,4 +120,4 @@ def fit_temperature(logits: torch.Tensor, labels: np.ndarray) -> float:
         return loss
 
     opt.step(closure)
-    return float(log_t.exp())
+    return float(log_t.detach().exp())

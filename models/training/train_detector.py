@@ -100,7 +100,7 @@ def train_detector(images: list[np.ndarray], boxes: list[np.ndarray], weights: n
     """Train from images (uint8 BGR at network scale) with boxes; ``weights`` pick samples."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = DiceDetector(width=width)
+    net = DiceDetector(width=width).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps,
                                                 pct_start=0.1)
@@ -116,7 +116,8 @@ def train_detector(images: list[np.ndarray], boxes: list[np.ndarray], weights: n
             hs.append(h)
             rs.append(r)
             ms.append(m)
-        x = torch.from_numpy(np.stack(xs)).permute(0, 3, 1, 2) / 255.0
+        x = (torch.from_numpy(np.stack(xs)).permute(0, 3, 1, 2) / 255.0).contiguous(
+            memory_format=torch.channels_last)
         heat_t = torch.from_numpy(np.stack(hs))[:, None]
         reg_t = torch.from_numpy(np.stack(rs))
         mask = torch.from_numpy(np.stack(ms))[:, None]

@@ -1,0 +1,71 @@
+"""Write the model card ``models/dice_reader.md`` from the training record and fresh measurements.
+
+Usage::
+
+    python -m models.training.card [--models models] [--skip-bench]
+
+Runs the reader on the real-dice test split and on all 250 photos, and the benchmark, with
+the models in ``--models``, then fills ``card_template.md``. Needs ``../shared`` (or
+``DICETABLE_SHARED``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from models.training.dataset import shared_dir
+from vision.bench import bench_frames, run_bench
+from vision.evaluate import evaluate, list_dataset
+from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
+
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", type=Path, default=HERE.parent)
+    ap.add_argument("--skip-bench", action="store_true")
+    args = ap.parse_args(argv)
+    os.environ["DICETABLE_MODELS_DIR"] = str(args.models)
+    from vision.reader import DiceReader
+
+    record = json.loads((args.models / "dice_reader.json").read_text())
+    reader = DiceReader()
+    real = shared_dir() / "data" / "real-dice"
+    test = evaluate(list_dataset(real, "test"), reader.read)
+    every = evaluate(list_dataset(real), reader.read)
+    bench = {} if args.skip_bench else run_bench(reader, bench_frames(3))
+    cls = record["classifier"]
+    fills = {
+        "DETSIZE": f"{(args.models / DETECTOR_FILE).stat().st_size / 1e6:.2f} MB",
+        "CLSSIZE": f"{(args.models / CLASSIFIER_FILE).stat().st_size / 1e6:.2f} MB",
+        "SCENES": str(record["scenes"]),
+        "REALSHARE": f"real photos {record['real_share']:.0%} of the draws, synthetic the rest",
+        "COMMANDS": "Commands of the shipped models (stages):\n\n```\n"
+                    + "\n".join(record[k] for k in ("detector_command", "classifier_command")
+                                if k in record) + "\n```",
+        "MINUTES": str(round(sum(v for k, v in record.items() if k.startswith("minutes_")))),
+        "CALIB": (f"temperature {cls['temperature']:.3f}; ECE {cls['ece_before']:.4f} before, "
+                  f"{cls['ece_after']:.4f} after; held-out accuracy "
+                  f"{cls['held_out_accuracy']:.4f} (synthetic + real-train crops). On real "
+                  f"test dice the ECE of the reported value is {test['ece']:.4f}."),
+        "EVALTEST": json.dumps(test, indent=2),
+        "EVALALL": json.dumps(every, indent=2),
+        "BENCH": json.dumps(bench, indent=2) if bench else "(skipped)",
+        "SUMS": "\n".join(f"- `{name}`: `{digest}`" for name, digest in
+                          sorted(record["files"].items())),
+    }
+    text = (HERE / "card_template.md").read_text()
+    for key, value in fills.items():
+        text = text.replace(key, value)
+    (args.models / "dice_reader.md").write_text(text)
+    print(json.dumps({"test": test, "all": every, "bench": bench}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Training pieces: network shapes, detector targets, temperature scaling, ECE, ONNX export
+loaded back through the runtime wrappers, and the shipped files' checksums and size."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed (extra 'train')")
+pytest.importorskip("onnx", reason="onnx is not installed (extra 'train')")
+
+from models.training.export import export_classifier, export_detector  # noqa: E402
+from models.training.nets import DiceDetector, FaceClassifier  # noqa: E402
+from models.training.train_classifier import augment, ece, fit_temperature  # noqa: E402
+from models.training.train_detector import make_targets, sample_window  # noqa: E402
+from vision.classifier import FaceClassifier as OnnxClassifier  # noqa: E402
+from vision.detections import NUM_FACE_CLASSES  # noqa: E402
+from vision.detector import DiceDetector as OnnxDetector  # noqa: E402
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+def test_network_shapes() -> None:
+    det = DiceDetector().eval()
+    assert det(torch.zeros(2, 3, 128, 96)).shape == (2, 5, 32, 24)
+    cls = FaceClassifier(n_classes=9).eval()
+    assert cls(torch.zeros(4, 3, 32, 32)).shape == (4, 9)
+
+
+def test_targets_peak_at_the_centre_cell() -> None:
+    heat, reg, mask = make_targets(np.array([[40.0, 20.0, 72.0, 44.0]]), 128)
+    assert heat.shape == (32, 32) and mask.sum() == 1
+    iy, ix = np.argwhere(mask == 1)[0]
+    assert (ix, iy) == (14, 8)  # centre (56, 32) px / stride 4
+    assert heat[iy, ix] == 1.0 and heat.max() == 1.0
+    np.testing.assert_allclose(reg[:, iy, ix], [np.log(8), np.log(6), 0.0, 0.0], atol=1e-6)
+
+
+def test_windows_keep_boxes_on_their_dice() -> None:
+    rng = np.random.default_rng(0)
+    img = np.zeros((300, 300, 3), np.uint8)
+    img[100:140, 150:190] = 255  # one white "die"
+    for _ in range(10):
+        win, boxes = sample_window(img, np.array([[150.0, 100.0, 190.0, 140.0]]), rng)
+        x0, y0, x1, y1 = boxes[0]
+        cx, cy = int((x0 + x1) / 2), int((y0 + y1) / 2)
+        if 0 <= cx < win.shape[1] and 0 <= cy < win.shape[0]:
+            # Brightness/contrast jitter changes the level, not which pixels are the die.
+            assert win[cy, cx].mean() > win.mean()
+
+
+def test_temperature_recovers_overconfidence() -> None:
+    gen = torch.Generator().manual_seed(0)
+    true_logits = torch.randn(4000, 6, generator=gen) * 2
+    labels = torch.multinomial(torch.softmax(true_logits, 1), 1, generator=gen)[:, 0].numpy()
+    t = fit_temperature(true_logits * 3, labels)
+    assert 2.5 < t < 3.5
+    over = torch.softmax(true_logits * 3, 1).numpy()
+    fixed = torch.softmax(true_logits * 3 / t, 1).numpy()
+    assert ece(fixed, labels) < ece(over, labels) / 2
+
+
+def test_augment_keeps_shape_and_range() -> None:
+    x = torch.rand(8, 3, 32, 32)
+    y = augment(x, torch.Generator().manual_seed(1))
+    assert y.shape == x.shape and float(y.min()) >= 0 and float(y.max()) <= 1
+
+
+def test_exported_models_load_in_the_runtime_wrappers(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    export_classifier(FaceClassifier(n_classes=9, width=8).eval(), 2.0, tmp_path / "c.onnx")
+    export_detector(DiceDetector(width=8).eval(), tmp_path / "d.onnx")
+    cls = OnnxClassifier(tmp_path / "c.onnx")
+    crops = np.random.default_rng(0).integers(0, 255, (5, 32, 32, 3)).astype(np.uint8)
+    faces, not_die = cls.postprocess(cls.infer(crops))
+    assert faces.shape == (5, NUM_FACE_CLASSES) and not_die.shape == (5,)
+    np.testing.assert_allclose(faces.sum(axis=1), 1, atol=1e-5)
+    det = OnnxDetector(tmp_path / "d.onnx", threshold=0.0)
+    found = det(np.zeros((100, 150, 3), np.uint8))
+    assert np.all(found.xyxy[:, 2] <= 150) and np.all(found.xyxy[:, 3] <= 100)
+
+
+def test_shipped_models_match_their_checksums_and_budget() -> None:
+    sums = (MODELS / "SHA256SUMS").read_text().split("\n")
+    entries = [line.split() for line in sums if line.strip()]
+    assert len(entries) >= 2
+    total = 0
+    for digest, name in entries:
+        data = (MODELS / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == digest, name
+        total += len(data)
+    assert total <= 2_200_000
+    card = (MODELS / "dice_reader.md").read_text()
+    for digest, _ in entries:
+        assert digest in card, "the model card must quote each model's sha256"

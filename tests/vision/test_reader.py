@@ -1,0 +1,88 @@
+"""The shipped ONNX models through onnxruntime, and the whole reader on seeded renders."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+
+from vision.classifier import CROP_PX
+from vision.detections import Detections
+from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE, model_path, open_session
+from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
+from vision.scenes import random_look
+
+
+def test_shipped_models_load_with_onnxruntime() -> None:
+    det = open_session(model_path(DETECTOR_FILE))
+    assert [i.name for i in det.get_inputs()] == ["image"]
+    assert [o.name for o in det.get_outputs()] == ["heat", "peak", "geom"]
+    heat, peak, geom = det.run(None, {"image": np.zeros((1, 3, 64, 96), np.float32)})
+    assert heat.shape == peak.shape == (1, 1, 16, 24) and geom.shape == (1, 4, 16, 24)
+    cls = open_session(model_path(CLASSIFIER_FILE))
+    assert cls.get_inputs()[0].shape[1:] == [3, CROP_PX, CROP_PX]
+    (logits,) = cls.run(None, {"crops": np.zeros((3, 3, CROP_PX, CROP_PX), np.float32)})
+    assert logits.shape == (3, 9)
+    assert isinstance(det, ort.InferenceSession)
+    assert det.get_session_options().intra_op_num_threads == 1
+
+
+def seeded_scenes(n: int) -> list:
+    """Straight-down or mildly tilted tables with well-separated readable dice."""
+    rng = np.random.default_rng(123)
+    out = []
+    for k in range(n):
+        cam = CameraPose(width=640, height=480, fov_deg=55, distance_mm=450,
+                         tilt_deg=float(rng.uniform(0, 20)), azimuth_deg=float(rng.uniform(0, 360)))
+        dice = []
+        for i in range(8):
+            x, y = -105 + 70 * (i % 4), -35 + 70 * (i // 4)
+            dice.append(DieSpec(x_mm=x + float(rng.uniform(-10, 10)),
+                                y_mm=y + float(rng.uniform(-10, 10)),
+                                value=int(rng.integers(1, 7)), yaw_deg=float(rng.uniform(0, 90)),
+                                look=_plain_look(rng)))
+        out.append(render(Scene(dice=tuple(dice), camera=cam, seed=k,
+                                lighting=Lighting(elevation_deg=float(rng.uniform(50, 85)))),
+                          jpeg_quality=80))
+    return out
+
+
+def _plain_look(rng: np.random.Generator):  # noqa: ANN202
+    from dataclasses import replace
+
+    return replace(random_look(rng), symbol_face=0)
+
+
+def test_reader_reads_seeded_synthetic_tables(reader) -> None:  # noqa: ANN001
+    right = total = found = predicted = 0
+    for r in seeded_scenes(6):
+        det = reader.read(r.image)
+        assert isinstance(det, Detections)
+        predicted += len(det)
+        for box, value in zip(r.boxes, r.values, strict=True):
+            total += 1
+            c = det.center
+            inside = np.nonzero((c[:, 0] >= box[0]) & (c[:, 0] <= box[2]) & (c[:, 1] >= box[1])
+                                & (c[:, 1] <= box[3]))[0]
+            if len(inside):
+                found += 1
+                right += int(det.value[inside[0]] == value)
+    assert total == 48
+    assert found / total >= 0.95
+    assert right / total >= 0.85
+    assert predicted <= total * 1.25
+
+
+def test_empty_table_has_no_dice(reader) -> None:  # noqa: ANN001
+    rng = np.random.default_rng(5)
+    img = np.full((480, 640, 3), 200, np.uint8)
+    img += rng.integers(0, 8, img.shape, dtype=np.uint8)
+    det = reader.read(img)
+    assert len(det) == 0
+
+
+def test_probabilities_are_distributions(reader) -> None:  # noqa: ANN001
+    det = reader.read(seeded_scenes(1)[0].image)
+    assert len(det) > 0
+    np.testing.assert_allclose(det.face_probs.sum(axis=1), 1, atol=1e-4)
+    assert np.all((det.value_probability > 0) & (det.value_probability <= 1))
+    assert all(isinstance(n, str) and n for n in det.body_colour + det.pip_colour)
