@@ -127,6 +127,14 @@ class Layout:
                 return z.name, z.slot_at(p)
         return None, None
 
+    def marker_at(self, p: Point, margin: float = 4.0) -> int | None:
+        """Id of the printed marker under point p (within `margin` mm of it), if any."""
+        for m in self.markers:
+            h = m.size / 2 + margin
+            if abs(p[0] - m.centre[0]) <= h and abs(p[1] - m.centre[1]) <= h:
+                return m.id
+        return None
+
     def marker_ids(self) -> frozenset[int]:
         return frozenset(m.id for m in self.markers)
 

@@ -21,6 +21,7 @@ from calibration.layouts import Layout, contains
 from calibration.mat import paper_mask
 from calibration.palette import PAPER_LEVEL, die_colour, lab, normalise, white_reference
 from calibration.profile import Profile
+from calibration.refine import refine_boxes
 from engine.observation import Observation, Observed
 from vision.detections import FACE_NAMES, Detections
 
@@ -50,13 +51,42 @@ def _face_dist(probs: np.ndarray) -> dict[str, float]:
     return {FACE_NAMES[k]: round(float(probs[k]), 4) for k in range(6) if probs[k] > 1e-4}
 
 
+def snapped(profile: Profile, detections: Detections, image: np.ndarray
+            ) -> tuple[Detections, np.ndarray | None]:
+    """The detections with their boxes snapped to the die on the mat, and the height each
+    box centre stands for (calibration.refine)."""
+    if len(detections) == 0:
+        return detections, None
+    white = white_reference(image, profile.geometry, profile.layout)
+    boxes, heights = refine_boxes(image, detections.xyxy, profile.geometry, profile.layout,
+                                  white, 2 * profile.layout.object_height_mm)
+    return Detections(boxes, detections.confidence, detections.face_probs,
+                      detections.body_colour, detections.pip_colour), heights
+
+
+def on_markers(profile: Profile, detections: Detections) -> list[int | None]:
+    """Per detection, the printed marker it lies on (black and white squares look like dice
+    to a dice detector), or None. Judged at table height, where markers are."""
+    if len(detections) == 0:
+        return []
+    mm = profile.geometry.to_mm(detections.center)
+    return [profile.layout.marker_at((float(x), float(y))) for x, y in mm]
+
+
 def observed_objects(profile: Profile, detections: Detections, image: np.ndarray,
-                     kind: str = "die") -> list[Observed]:
-    """One Observed per detection, in the detections' order (profile already fitted)."""
+                     kind: str = "die", heights: np.ndarray | None = None) -> list[Observed]:
+    """One Observed per detection, in the detections' order (profile already fitted).
+
+    `heights` (mm above the table of each box centre) defaults to the layout's object height.
+    """
     g, layout = profile.geometry, profile.layout
     if len(detections) == 0:
         return []
-    mm = g.to_mm(detections.center, layout.object_height_mm)
+    if heights is None:
+        mm = g.to_mm(detections.center, layout.object_height_mm)
+    else:
+        mm = np.concatenate([g.to_mm(c[None], float(z)) for c, z in
+                             zip(detections.center, heights, strict=True)])
     white = white_reference(image, g, layout) if profile.palette.classes else None
     out = []
     for i in range(len(detections)):
@@ -116,7 +146,8 @@ def zones_seen(layout: Layout, geometry: Geometry, image: np.ndarray,
 
 def build_observation(profile: Profile, detections: Detections, image: np.ndarray, *,
                       frame: int | None = None, moved: bool | None = None,
-                      kind: str = "die", refit: bool = True) -> Observation:
+                      kind: str = "die", refit: bool = True, snap: bool = True
+                      ) -> Observation:
     """The engine's Observation of one settled frame.
 
     Args:
@@ -127,10 +158,18 @@ def build_observation(profile: Profile, detections: Detections, image: np.ndarra
         moved: whether the settler saw motion since the last observation.
         kind: the engine's object kind of the detections.
         refit: check the markers and follow a moved camera (off when the caller already did).
+        snap: tighten the reader's boxes on the die seen against the mat (off for exact boxes).
     """
     prof = current_geometry(profile, image)[0] if refit else profile.for_image(
         int(image.shape[1]), int(image.shape[0]))
-    objects = observed_objects(prof, detections, image, kind)
+    keep = np.array([m is None for m in on_markers(prof, detections)], bool)
+    if not keep.all():
+        logger.debug("dropped %d detections lying on the mat's markers", int((~keep).sum()))
+        detections = detections[np.flatnonzero(keep)]
+    heights = None
+    if snap:
+        detections, heights = snapped(prof, detections, image)
+    objects = observed_objects(prof, detections, image, kind, heights)
     seen = zones_seen(prof.layout, prof.geometry, image, detections)
     return Observation(tuple(objects), seen, moved, frame)
 
@@ -139,16 +178,21 @@ def annotate_detections(profile: Profile, detections: Detections, image: np.ndar
                         ) -> list[dict[str, Any]]:
     """What `dicetable read --profile` adds to each die, in the detections' order:
     ``zone``, ``slot``, ``position_mm`` [x, y] on the mat, ``colour`` (name or None when the
-    palette rejects it or has no classes) and ``colour_probability``."""
+    palette rejects it or has no classes), ``colour_probability``, and ``marker``: the id of
+    the printed marker the detection lies on (then it is the marker, not a die: drop it)."""
     prof, status = current_geometry(profile, image)
     if status == "moved":
         logger.warning("the camera or the mat moved since calibration: re-fitted from the "
                        "markers (%.2f px)", prof.geometry.error_px)
     out = []
-    for o in observed_objects(prof, detections, image):
+    markers = on_markers(prof, detections)
+    tight, heights = snapped(prof, detections, image)
+    objects = observed_objects(prof, tight, image, heights=heights)
+    for o, marker in zip(objects, markers, strict=True):
         colour = o.dist("colour")
         out.append({"zone": o.zone, "slot": o.slot,
                     "position_mm": list(o.position_mm) if o.position_mm else None,
                     "colour": colour[0][0] if colour else None,
-                    "colour_probability": colour[0][1] if colour else None})
+                    "colour_probability": colour[0][1] if colour else None,
+                    "marker": marker})
     return out

@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="profile file to write (default dicetable-profile.toml)")
     p.add_argument("--poses", type=int, default=8, help="--selftest: photos per game")
     p.add_argument("--seed", type=int, default=0, help="--selftest: random seed")
+    p.add_argument("--reader", action="store_true",
+                   help="--selftest: find the dice with the shipped dice reader (end to end) "
+                        "instead of the renderer's truth")
     p.add_argument("--json", action="store_true", help="JSON on stdout")
     p.set_defaults(func=run)
 
@@ -145,12 +148,24 @@ def _selftest(args: argparse.Namespace) -> int:
         games = (game_name(args.game),) if args.game else GAMES
     except LayoutError as exc:
         raise UserError(str(exc)) from None
-    result = selftest(games, poses=args.poses, seed=args.seed)
+    reader = None
+    if args.reader:
+        from vision.onnx_models import ModelNotFoundError
+        from vision.reader import DiceReader
+
+        try:
+            reader = DiceReader()
+        except ModelNotFoundError as exc:
+            raise UserError(str(exc), exit_status=1) from None
+    result = selftest(games, poses=args.poses, seed=args.seed, reader=reader)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     pos = result["position_error_mm"]
+    if reader is not None:
+        print(f"dice reader found {result['found']:.1%} of the dice, "
+              f"{result['extra_objects']} extra objects")
     print(f"{result['photos']} photos, {result['dice']} dice: position error p50 {pos['p50']} "
           f"mm, p95 {pos['p95']} mm, max {pos['max']} mm; zones {result['zone_accuracy']:.1%}, "
           f"slots {result['slot_accuracy']:.1%}, palette {result['palette_accuracy']:.1%} "

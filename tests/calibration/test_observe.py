@@ -18,6 +18,7 @@ from calibration.observe import (
 from calibration.procedure import calibrate_image
 from calibration.synthetic import Placed, dice_in_zones
 from engine.observation import Observation
+from vision.detections import Detections
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +50,7 @@ def test_every_die_in_its_zone_and_slot(renderers, profiles, game: str) -> None:
         photo = mr.photo(mr.random_pose(rng, fov_deg=62.0), placed, seed=40 + k,
                          blur=0.8, noise=2, cover=mr.half_covered(rng) if k else ())
         det = truth_detections(photo.rendered)
-        obs = build_observation(profile, det, photo.image, frame=7, moved=True)
+        obs = build_observation(profile, det, photo.image, frame=7, moved=True, snap=False)
         assert isinstance(obs, Observation) and obs.frame == 7 and obs.moved is True
         assert len(obs.objects) == len(placed)  # every die is in the frame
         zones_with_dice = set()
@@ -129,6 +130,35 @@ def test_annotate_detections_for_read(renderers, profiles) -> None:
     assert by_zone["board:1"]["slot"] == "2-3" and by_zone["board:1"]["colour"] == "blue"
     assert by_zone["quarry"]["slot"] is None and by_zone["quarry"]["colour"] == "yellow"
     for r in rows:
-        assert set(r) == {"zone", "slot", "position_mm", "colour", "colour_probability"}
+        assert set(r) == {"zone", "slot", "position_mm", "colour", "colour_probability",
+                          "marker"}
+        assert r["marker"] is None
         assert 0 < r["colour_probability"] <= 1
     assert annotate_detections(profiles["pyradice"], det[np.zeros(0, int)], photo.image) == []
+
+
+def test_loose_reader_boxes_are_snapped_to_the_die(renderers, profiles) -> None:
+    """A detector's loose, off-centre boxes (1.5-2.2 x the die, 3-8 px off) land millimetres
+    away; snapped to the coloured die seen against the mat they are back within 2 mm."""
+    mr = renderers["quarriors"]
+    rng = np.random.default_rng(31)
+    colours = tuple(c for c in mr.layout.palette if c != "white")
+    loose_err, snapped_err = [], []
+    for k in range(3):
+        placed = dice_in_zones(mr.layout, rng, colours=colours)
+        photo = mr.photo(mr.random_pose(rng, fov_deg=62.0), placed, seed=60 + k, noise=2,
+                         blur=0.8)
+        exact = truth_detections(photo.rendered)
+        c = exact.center
+        half = (exact.xyxy[:, 2:] - exact.xyxy[:, :2]) / 2 * rng.uniform(1.5, 2.2, (len(c), 1))
+        angle = rng.uniform(0, 2 * np.pi, len(c))
+        shift = rng.uniform(3, 8, (len(c), 1)) * np.column_stack([np.cos(angle), np.sin(angle)])
+        loose = Detections(np.hstack([c + shift - half, c + shift + half]), exact.confidence,
+                           exact.face_probs)
+        truth = np.array([[placed[int(j)].x, placed[int(j)].y] for j in photo.rendered.die_index])
+        for snap, errs in ((False, loose_err), (True, snapped_err)):
+            obs = build_observation(profiles["quarriors"], loose, photo.image, snap=snap)
+            got = np.array([o.position_mm for o in obs.objects])
+            errs += np.linalg.norm(got - truth, axis=1).tolist()
+    assert np.percentile(loose_err, 50) > 2.0
+    assert np.percentile(snapped_err, 95) <= 2.0

@@ -136,3 +136,19 @@ def test_calibrate_selftest_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert result["zone_accuracy"] == 1.0 and result["slot_accuracy"] == 1.0
     assert 0 <= result["palette_accuracy"] <= 1
     assert [g["game"] for g in result["games"]] == ["pyradice"]
+
+
+def test_calibrate_selftest_with_the_dice_reader(capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.onnx_models import ModelNotFoundError
+    from vision.reader import DiceReader
+
+    try:
+        DiceReader()
+    except ModelNotFoundError as exc:
+        pytest.skip(f"the dice reader's models are not here: {exc}")
+    code, out, _ = cli(capsys, "calibrate", "--selftest", "--reader", "--game", "icedice",
+                       "--poses", "2", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["detections"] == "reader"
+    assert result["found"] > 0.5 and result["extra_objects"] <= 2  # markers are not dice
+    assert result["zone_accuracy"] >= 0.9
