@@ -19,6 +19,7 @@ from calibration.homography import (
 )
 from calibration.synthetic import dice_in_zones
 from tests.calibration.conftest import table_grid
+from vision.renderer import CameraPose
 
 
 def _errors(mr, photo, g) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -111,3 +112,35 @@ def test_few_markers_and_the_wrong_mat_are_clear_errors(renderers) -> None:
     photo = other.photo(other.random_pose(rng), seed=2)
     with pytest.raises(GeometryError, match="belong to the quarriors-2 mat, not icedice-2"):
         estimate(mr.layout, photo.image)
+
+
+def test_two_mats_on_one_table_are_told_apart(renderers) -> None:
+    """An IceDice mat and a Pyradice mat side by side: each fit uses only its own markers
+    and puts each mat where it is."""
+    ice, rad = renderers["icedice"], renderers["pyradice"]
+    gap_px = round(30 * ice.ppm)
+    a, b = ice.mat, rad.mat
+    table = np.full((max(a.shape[0], b.shape[0]), a.shape[1] + gap_px + b.shape[1], 3), 255,
+                    np.uint8)
+    table[:a.shape[0], :a.shape[1]] = a
+    table[:b.shape[0], a.shape[1] + gap_px:] = b
+    # both rasters are stored flipped (see calibration.synthetic); flipped rows align at the
+    # bottom of the composite, so shift each mat's y accordingly
+    combo = ice.__class__.__new__(ice.__class__)
+    combo.layout, combo.ppm, combo.mat = ice.layout, ice.ppm, table
+    w, h = table.shape[1] / ice.ppm, table.shape[0] / ice.ppm
+    combo.to_table_h = np.array([[1, 0, -w / 2 - 0.5 / ice.ppm], [0, -1, h / 2 - 0.5 / ice.ppm],
+                                 [0, 0, 1.0]])
+    cam = CameraPose(1920, 1440, 62.0, (0.0, 0.0), 1100.0, tilt_deg=15.0, azimuth_deg=-70.0,
+                     roll_deg=10.0)  # aimed at the middle of the two mats
+    photo = combo.photo(cam, seed=1, noise=2)
+    rows_a, rows_b = a.shape[0] / ice.ppm, b.shape[0] / ice.ppm
+    for renderer, dx, rows in ((ice, 0.0, rows_a), (rad, a.shape[1] / ice.ppm + 30, rows_b)):
+        g = estimate(renderer.layout, photo.image)
+        assert g.markers_used == len(renderer.layout.markers)
+        # mat (x, y) sits at composite (x + dx, y + (h - rows)) in the flipped raster frame
+        shift = np.array([[1, 0, dx], [0, 1, h - rows], [0, 0, 1.0]])
+        true_h = photo.true_h @ shift
+        grid = table_grid(renderer.layout)
+        px = cv2.perspectiveTransform(grid[None], true_h)[0]
+        assert np.percentile(np.linalg.norm(g.to_mm(px) - grid, axis=1), 95) < 1.0
