@@ -163,7 +163,18 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
 
     def _open(self, state: PyradiceState) -> tuple[list[tuple[int, int]], list[int],
                                                    dict[int, list[Use]]]:
-        """Available quarry dice, placeable spaces, and the legal skill uses per space."""
+        """Available quarry dice, placeable spaces, and the legal skill uses per space
+        (remembered for the last state asked: legal_actions, random_action and candidates
+        ask in turn about the same state)."""
+        last = _LAST_OPEN.get("last")
+        if last is not None and last[0] is state:
+            return last[1]
+        found = self._find_open(state)
+        _LAST_OPEN["last"] = (state, found)
+        return found
+
+    def _find_open(self, state: PyradiceState) -> tuple[list[tuple[int, int]], list[int],
+                                                        dict[int, list[Use]]]:
         geo = qy.geometry(state.dims)
         present = qy.presence(state.quarry)
         board = state.boards[state.current]
@@ -267,26 +278,11 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
                 yield Candidate(action, error)
 
 
-_TURNS: dict[tuple[str, str, int], Turn] = {}
-
-
+_Open = tuple[list[tuple[int, int]], list[int], dict[int, list[Use]]]
+_LAST_OPEN: dict[str, tuple[PyradiceState, _Open]] = {}
 def _turns(take: str, to: str, options: list[Use]) -> list[Turn]:
-    """The turns placing ``take`` on ``to``, without a skill and with each use (all
-    ``skills.interned``): the same Turn values every time, keyed by the uses' identity
-    (legal_actions lists hundreds of turns per step; building them anew was most of a
-    playout's time)."""
-    if len(_TURNS) > 300_000:
-        _TURNS.clear()
-    plain = _TURNS.get((take, to, 0))
-    if plain is None:
-        plain = _TURNS[(take, to, 0)] = Turn(take, to)
-    get = _TURNS.get
-    return [plain] + [get((take, to, id(u))) or _new_turn(take, to, u) for u in options]
-
-
-def _new_turn(take: str, to: str, use: Use) -> Turn:
-    turn = _TURNS[(take, to, id(use))] = Turn(take, to, None, (use,))
-    return turn
+    """The turns placing ``take`` on ``to``: without a skill, then with each use."""
+    return [Turn(take, to)] + [Turn(take, to, None, (u,)) for u in options]
 
 
 @lru_cache(maxsize=256)

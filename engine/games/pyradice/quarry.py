@@ -55,7 +55,7 @@ def parse_dims(text: str) -> Dims:
     return tuple(dims)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Geometry:
     """Precomputed neighbourhoods of one quarry shape (positions are (layer, index), 0-based).
 
@@ -65,6 +65,9 @@ class Geometry:
         sides: per position, the same-layer positions touching its 4 sides (-1: the edge).
         above: per position, the upper-layer positions resting on it.
         below: per position, the 4 lower positions it rests on (empty on the bottom layer).
+
+    One value per shape (``geometry`` is cached), compared and hashed by identity: it keys
+    the availability caches, and hashing its tables anew on every lookup was costly.
     """
 
     dims: Dims

@@ -58,9 +58,9 @@ _INTERNED: dict[tuple[str, str, str, str | None, int | None], Use] = {}
 
 def interned(token: str, op: str, target: str, other: str | None = None,
              value: int | None = None) -> Use:
-    """The one shared Use value for these fields (uses are listed thousands of times per
-    match; sharing them lets callers key caches by identity). The number of distinct uses is
-    bounded (tokens × spaces × spaces × values), so the table never needs clearing."""
+    """The one shared Use value for these fields (uses are listed hundreds of times per
+    step). The number of distinct uses is bounded (tokens × spaces × spaces × values), so
+    the table never needs clearing."""
     key = (token, op, target, other, value)
     hit = _INTERNED.get(key)
     if hit is None:

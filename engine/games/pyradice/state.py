@@ -91,10 +91,24 @@ class PyradiceState:
                        "dice": [[die_text(d) for d in layer] for layer in self.quarry]},
             "skills": list(self.skills), "objectives": list(self.objectives),
             "cards": [[c, colour] for c, colour in self.cards],
-            "definitions": [d.to_dict() | {"kind": d.kind} for d in self.defs],
+            "definitions": _definitions(self.defs),
             "boards": [[die_text(d) for d in board] for board in self.boards],
             "current": self.current, "turn": self.turn, "first": self.first,
         }
+
+
+_DEFS_JSON: dict[int, tuple[tuple[Definition, ...], list[dict[str, Any]]]] = {}
+
+
+def _definitions(defs: tuple[Definition, ...]) -> list[dict[str, Any]]:
+    """The definitions as JSON values, built once per match (its states share ``defs``);
+    each call gets its own dicts and lists."""
+    hit = _DEFS_JSON.get(id(defs))
+    if hit is None or hit[0] is not defs:
+        if len(_DEFS_JSON) > 64:
+            _DEFS_JSON.clear()
+        hit = _DEFS_JSON[id(defs)] = (defs, [d.to_dict() | {"kind": d.kind} for d in defs])
+    return [{k: list(v) if isinstance(v, list) else v for k, v in d.items()} for d in hit[1]]
 
 
 def die_text(die: Die | None) -> str | None:
