@@ -88,11 +88,11 @@ class PyradiceState:
             "game": "pyradice", "players": self.players, "options": dict(self.options),
             "colours": list(self.colours),
             "quarry": {"layers": [f"{r}x{c}" for r, c in self.dims],
-                       "dice": [[die_text(d) for d in layer] for layer in self.quarry]},
+                       "dice": [texts(layer) for layer in self.quarry]},
             "skills": list(self.skills), "objectives": list(self.objectives),
             "cards": [[c, colour] for c, colour in self.cards],
             "definitions": _definitions(self.defs),
-            "boards": [[die_text(d) for d in board] for board in self.boards],
+            "boards": [texts(board) for board in self.boards],
             "current": self.current, "turn": self.turn, "first": self.first,
         }
 
@@ -113,6 +113,20 @@ def _definitions(defs: tuple[Definition, ...]) -> list[dict[str, Any]]:
 
 def die_text(die: Die | None) -> str | None:
     return None if die is None else f"{die[0]} {die[1]}"
+
+
+_TEXTS: dict[int, tuple[tuple[Die | None, ...], list[str | None]]] = {}
+
+
+def texts(row: tuple[Die | None, ...]) -> list[str | None]:
+    """A quarry layer's or a pyramid's dice as text (cached by the tuple's identity: the
+    states of a match share every row a turn did not change)."""
+    hit = _TEXTS.get(id(row))
+    if hit is None or hit[0] is not row:
+        if len(_TEXTS) > 1024:
+            _TEXTS.clear()
+        hit = _TEXTS[id(row)] = (row, [die_text(d) for d in row])
+    return list(hit[1])
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ Tokens, cards and discs are not dice and are not listed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -101,24 +102,26 @@ def _row(raw: Any, colours: tuple[str, ...], where: str) -> tuple[Die | None, ..
     return hit
 
 
-_DEFS: dict[str, tuple[Definition, ...]] = {}
+_DEFS: list[tuple[list[Any], tuple[Definition, ...]]] = []
 
 
 def _defs(raw: Any) -> tuple[Definition, ...]:
-    key = repr(raw)
-    if key not in _DEFS:
-        if not isinstance(raw, list) or not all(isinstance(e, Mapping) for e in raw):
-            raise InvalidStateError("Pyradice state: definitions must be a list of objects")
-        defs = tuple(parse_definition(str(e.get("kind")), {k: v for k, v in e.items()
-                                                           if k != "kind"})
-                     for e in raw if e.get("kind") in ("skill", "objective", "card"))
-        if len(defs) != len(raw):
-            raise InvalidStateError("Pyradice state: a definition's kind must be skill, "
-                                    "objective or card")
-        if len(_DEFS) > 64:
-            _DEFS.clear()
-        _DEFS[key] = defs
-    return _DEFS[key]
+    """The definitions of a state, checked once per distinct content (a few recent ones are
+    remembered; comparing JSON lists is much cheaper than checking them again)."""
+    for known, defs in _DEFS:
+        if known == raw:
+            return defs
+    if not isinstance(raw, list) or not all(isinstance(e, Mapping) for e in raw):
+        raise InvalidStateError("Pyradice state: definitions must be a list of objects")
+    defs = tuple(parse_definition(str(e.get("kind")), {k: v for k, v in e.items()
+                                                       if k != "kind"})
+                 for e in raw if e.get("kind") in ("skill", "objective", "card"))
+    if len(defs) != len(raw):
+        raise InvalidStateError("Pyradice state: a definition's kind must be skill, "
+                                "objective or card")
+    _DEFS.insert(0, (json.loads(json.dumps(raw)), defs))
+    del _DEFS[8:]
+    return defs
 
 
 def load_state(data: Mapping[str, Any], info: GameInfo) -> PyradiceState:
