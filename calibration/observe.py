@@ -184,6 +184,9 @@ def annotate_detections(profile: Profile, detections: Detections, image: np.ndar
     if status == "moved":
         logger.warning("the camera or the mat moved since calibration: re-fitted from the "
                        "markers (%.2f px)", prof.geometry.error_px)
+    elif status == "unseen":
+        logger.warning("too few of the mat's markers in view to check the calibration; "
+                       "using it as it was")
     out = []
     markers = on_markers(prof, detections)
     tight, heights = snapped(prof, detections, image)

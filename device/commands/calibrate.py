@@ -63,6 +63,9 @@ def grab_frame(spec: str) -> Any:
     try:
         if not cap.isOpened():
             raise UserError(f"no camera at {spec}: is it plugged in (see `ls /dev/video*`)?")
+        # Markers need pixels: ask for a large frame (the camera picks its nearest mode).
+        cap.set(cv2.CAP_PROP_FRAME_WIDTH, 1920)
+        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 1080)
         for _ in range(5):  # the first frames of a webcam are often dark while it adjusts
             ok, frame = cap.read()
         if not ok or frame is None:
