@@ -87,3 +87,44 @@ def test_every_rule_has_a_test() -> None:
     unquoted = [rid for rid, rule in RULES.items()
                 if rule.source.startswith("shared/") and rule.text[:40] not in text]
     assert unquoted == []
+
+
+def _every_use(token: str) -> list[object]:
+    """Every syntactically possible use of a token on a pyramid (all ops, spaces, values)."""
+    from engine.games.pyradice import Use
+    out: list[object] = []
+    for a in pm.NAMES:
+        out.append(Use(token, "rotate", a))
+        out += [Use(token, "adjust", a, value=d) for d in (-2, -1, 1, 2)]
+        out += [Use(token, op, a, value=v) for op in ("set", "reroll") for v in range(1, 7)]
+        out += [Use(token, op, a, b) for op in ("swap", "move") for b in pm.NAMES]
+    return out
+
+
+@pytest.mark.parametrize("skills, seed", [
+    (["A2", "A3", "A4", "A5", "A6"], 1),
+    (["B2", "B3", "B4", "B5", "B6"], 2),
+])
+def test_legal_turns_are_exactly_the_turns_that_check(skills: list[str], seed: int) -> None:
+    """For the placements on skill levels along a random match, the listed turns with a
+    skill are exactly the uses (of every shape, space and value) that the check accepts."""
+    import random
+
+    from engine.games.pyradice import Turn
+    rng = random.Random(seed)
+    s = GAME.new_state(2, setup={"skills": skills}, seed=seed)
+    every = {t: _every_use(t) for t in skills}
+    checked = 0
+    while GAME.outcome(s) is None:
+        listed = set(GAME.legal_actions(s))
+        spaces = sorted({a.to for a in listed if pm.LEVEL[pm.INDEX[a.to]] >= 2})
+        if spaces and rng.random() < 0.5:
+            take = min(a.take for a in listed)
+            to = rng.choice(spaces)
+            token = skills[pm.LEVEL[pm.INDEX[to]] - 2]
+            for use in every[token]:
+                turn = Turn(take, to, None, (use,))  # type: ignore[arg-type]
+                assert GAME.is_legal(s, turn) == (turn in listed), turn.to_str()
+            checked += 1
+        s = GAME.apply(s, GAME.random_action(s, rng))[0]
+    assert checked >= 5
