@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pyradice_table import GAME, new, play, setup
 
-from engine import InvalidActionError
+from engine import InvalidActionError, InvalidOptionError
 from engine.games.pyradice import (
     DefinitionError,
     SetupError,
@@ -74,11 +74,11 @@ def test_players_enter_their_own_sheet() -> None:
                                   ["K4", "blue"]])
     a2 = s.definition("skill", "A2")
     assert a2.shape == "set" and a2.provenance == "entered by the players"
-    assert s.definition("objective", "C1").int("min") == 20
+    assert s.definition("objective", "C1").number("min") == 20
     assert s.definition("skill", "A3").provenance.startswith("VERIFIED")  # kept
     # the definitions travel with the state (the record replays under them)
     again = GAME.state_from_dict(json.loads(json.dumps(s.to_dict())))
-    assert again == s and again.definition("card", "gold").int("points") == 4
+    assert again == s and again.definition("card", "gold").number("points") == 4
     s = play(s, "take L3-1 to 1-1", "take L3-3 to 1-1", "take L3-7 to 1-2", "take L3-9 to 1-2")
     moves = {a.to_str() for a in GAME.legal_actions(s) if a.take == "L3-2" and a.to == "2-1"}
     assert "take L3-2 to 2-1 use A2 set 1-1 to 6" in moves
@@ -137,8 +137,10 @@ def test_definition_naming_an_unknown_colour_is_refused() -> None:
                                "min": 1}]}
     with pytest.raises(SetupError, match="names colour 'purple'"):
         GAME.new_state(2, setup=setup(sheet=entered))
-    with pytest.raises(SetupError, match="option 'colours'"):
+    with pytest.raises(InvalidOptionError, match="option 'colours'"):
         GAME.new_state(2, {"colours": "red,red"}, seed=1)
+    with pytest.raises(InvalidOptionError, match="option 'quarry_2p'.*3 layers"):
+        GAME.new_state(2, {"quarry_2p": "5x5"}, seed=1)
 
 
 # --- objectives ---------------------------------------------------------------------------

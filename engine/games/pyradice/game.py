@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.core import Candidate, Event, Game, Outcome, Score, options_tuple
-from engine.errors import InvalidStateError
+from engine.errors import InvalidOptionError, InvalidStateError
 from engine.games.pyradice import pyramid as pm
 from engine.games.pyradice import quarry as qy
 from engine.games.pyradice.checks import check_turn, physical
@@ -49,7 +49,8 @@ TWO_SKILL_BUDGET = 240
 def parse_colours(text: object) -> tuple[str, ...]:
     colours = tuple(c.strip().lower() for c in str(text).split(",") if c.strip())
     if not colours or len(set(colours)) != len(colours) or any(" " in c for c in colours):
-        raise SetupError(f"option 'colours' lists different one-word colours, not {text!r}")
+        raise InvalidOptionError(f"option 'colours' lists different one-word colours, not "
+                                 f"{text!r}")
     return colours
 
 
@@ -74,7 +75,10 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
         values = INFO.resolve_options(options)
         colours = parse_colours(values["colours"])
         key = "quarry_2p" if players == 2 else "quarry_3_4p"
-        dims = qy.parse_dims(str(values[key]))
+        try:
+            dims = qy.parse_dims(str(values[key]))
+        except SetupError as exc:
+            raise InvalidOptionError(f"option {key!r}: {exc}") from None
         geo = qy.geometry(dims)
         if geo.size < pm.SIZE * players:
             raise SetupError(f"option {key} gives a quarry of {geo.size} dice; {players} "

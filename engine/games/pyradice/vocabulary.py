@@ -126,7 +126,7 @@ class Definition:
         return value if isinstance(value, tuple) and all(
             isinstance(v, int) for v in value) else None  # type: ignore[return-value]
 
-    def int(self, name: str, default: int | None = None) -> int | None:
+    def number(self, name: str, default: int | None = None) -> int | None:
         value = self.get(name)
         return value if isinstance(value, int) and not isinstance(value, bool) else default
 
@@ -252,7 +252,7 @@ def colours_named(defn: Definition) -> tuple[str, ...]:
 
 # --- objectives -------------------------------------------------------------------------
 def _within(n: int, defn: Definition) -> bool:
-    low, high = defn.int("min"), defn.int("max")
+    low, high = defn.number("min"), defn.number("max")
     return (low is None or n >= low) and (high is None or n <= high)
 
 
@@ -298,17 +298,17 @@ def card_points(defn: Definition, board: Board, colour: str) -> int:
     if shape == "count":
         wanted = defn.ints("values")
         n = sum(1 for m in mine if wanted is None or (board[m] or (0, ""))[0] in wanted)
-        return n * (defn.int("points") or 0)
+        return n * (defn.number("points") or 0)
     if shape == "sum_values":
-        return sum((board[m] or (0, ""))[0] for m in mine) * (defn.int("factor") or 0)
+        return sum((board[m] or (0, ""))[0] for m in mine) * (defn.number("factor") or 0)
     if shape == "count_table":
         table = defn.ints("table") or (0,)
         return table[min(len(mine), len(table) - 1)]
     if shape == "levels_with":
-        need = defn.int("min") or 1
+        need = defn.number("min") or 1
         hits = sum(1 for lv in range(1, pm.LEVELS + 1)
                    if sum(1 for m in mine if pm.LEVEL[m] == lv) >= need)
-        return hits * (defn.int("points") or 0)
+        return hits * (defn.number("points") or 0)
     if shape == "largest_group":
         best, seen = 0, set()
         for start in mine:
@@ -324,7 +324,7 @@ def card_points(defn: Definition, board: Board, colour: str) -> int:
                         seen.add(k)
                         stack.append(k)
             best = max(best, group)
-        return best * (defn.int("points") or 0)
+        return best * (defn.number("points") or 0)
     if shape == "distinct_values":
-        return len({(board[m] or (0, ""))[0] for m in mine}) * (defn.int("points") or 0)
+        return len({(board[m] or (0, ""))[0] for m in mine}) * (defn.number("points") or 0)
     raise DefinitionError(f"card {defn.id}: unknown shape {shape!r}")
