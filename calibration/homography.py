@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from calibration.layouts import Layout, all_layouts
+from calibration.lens import distort, fit_k1, undistort, worth_it
 from calibration.markers import MarkerSighting, detect_markers, refined_points
 
 logger = logging.getLogger(__name__)
@@ -55,6 +56,8 @@ class Geometry:
     markers_seen: int
     markers_used: int
     markers_total: int
+    k1: float = 0.0
+    """Radial distortion of the lens (calibration.lens); 0 for none."""
 
     @property
     def tilt_deg(self) -> float:
@@ -71,6 +74,7 @@ class Geometry:
         px = np.asarray(px, np.float64).reshape(-1, 2)
         if len(px) == 0:
             return np.zeros((0, 2))
+        px = undistort(px, self.k1, self.focal_px, self.image_size)
         q = cv2.perspectiveTransform(px[None], np.linalg.inv(self.homography))[0]
         if height_mm:
             c = np.array(self.camera_mm[:2])
@@ -82,7 +86,8 @@ class Geometry:
         mm = np.asarray(mm, np.float64).reshape(-1, 2)
         if len(mm) == 0:
             return np.zeros((0, 2))
-        return cv2.perspectiveTransform(mm[None], self.homography)[0]
+        px = cv2.perspectiveTransform(mm[None], self.homography)[0]
+        return distort(px, self.k1, self.focal_px, self.image_size)
 
 
 def _rotation_columns(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -151,7 +156,7 @@ def _whose(ids: np.ndarray) -> str | None:
 
 
 def estimate(layout: Layout, image: np.ndarray, *, focal_px: float | None = None,
-             sighting: MarkerSighting | None = None) -> Geometry:
+             sighting: MarkerSighting | None = None, k1: float | None = None) -> Geometry:
     """Locate the mat in a BGR image.
 
     Args:
@@ -160,6 +165,8 @@ def estimate(layout: Layout, image: np.ndarray, *, focal_px: float | None = None
         focal_px: the camera's focal length if known (a profile's); else measured, or
             assumed from DEFAULT_FOV_DEG when the view is nearly square-on.
         sighting: markers already detected in this image.
+        k1: the lens's distortion if known (a profile's); else measured when the markers
+            span enough of the view (calibration.lens).
 
     Raises:
         GeometryError: too few of the mat's markers are visible, or they do not agree.
@@ -174,6 +181,9 @@ def estimate(layout: Layout, image: np.ndarray, *, focal_px: float | None = None
             raise GeometryError(f"the markers in view belong to the {other} mat, not "
                                 f"{layout.key}: is the right --game / --players given?")
         raise GeometryError(f"{n} of {total} markers seen: is the whole mat in view?")
+    lens = k1 if k1 and focal_px else 0.0
+    if lens:
+        px = undistort(px, lens, focal_px, size)  # type: ignore[arg-type]
     h, inl = cv2.findHomography(mm, px, cv2.RANSAC, RANSAC_PX, maxIters=2000, confidence=0.999)
     if h is None:
         raise GeometryError(f"{n} of {total} markers seen but they do not fit a flat mat: "
@@ -195,7 +205,7 @@ def estimate(layout: Layout, image: np.ndarray, *, focal_px: float | None = None
         if int(mid) in agreed:
             a, b = refined_points(grey, by_id[int(mid)], corners, layout.marker_dictionary)
             pts_mm.append(a)
-            pts_px.append(b)
+            pts_px.append(undistort(b, lens, focal_px, size) if lens else b)  # type: ignore
     all_mm, all_px = np.concatenate(pts_mm), np.concatenate(pts_px)
     h2, inl2 = cv2.findHomography(all_mm, all_px, cv2.RANSAC, 1.5, maxIters=2000)
     if h2 is not None and inl2.sum() >= 4 * MIN_MARKERS:
@@ -205,6 +215,18 @@ def estimate(layout: Layout, image: np.ndarray, *, focal_px: float | None = None
             h, mm, px, keep = h2, all_mm, all_px, fine
     h = h / h[2, 2]
     spread = _hull_fraction(mm[keep], layout)
+    if k1 is None and spread >= MIN_SPREAD:
+        f0 = focal_px if focal_px is not None else _focal(h, size)
+        found, rms0, rms1 = fit_k1(mm[keep], px[keep], f0, size)
+        if worth_it(rms0, rms1):
+            logger.info("lens distortion k1 = %.3f (%.2f -> %.2f px)", found, rms0, rms1)
+            px = undistort(px, found, f0, size)
+            h, _ = cv2.findHomography(mm[keep], px[keep], 0)
+            h = h / h[2, 2]
+            if focal_px is None:
+                focal_px = _focal(h, size)
+            # k1 is in focal lengths: keep the same bend in pixels with the final focal
+            lens = found * (focal_px / f0) ** 2
     if spread < MIN_SPREAD:
         # Markers along one edge only (an arm over the rest): a free homography tips about
         # that line and misplaces the far side by millimetres. A camera pose with the known
@@ -219,7 +241,7 @@ def estimate(layout: Layout, image: np.ndarray, *, focal_px: float | None = None
     if focal_px is None:
         focal_px = _focal(h, size)
     cam = camera_centre(h, focal_px, size)
-    return Geometry(h, size, focal_px, cam, err_px, err_mm, n, used, total)
+    return Geometry(h, size, focal_px, cam, err_px, err_mm, n, used, total, float(lens))
 
 
 def _hull_fraction(mm: np.ndarray, layout: Layout) -> float:
@@ -286,7 +308,8 @@ def check(layout: Layout, geometry: Geometry, image: np.ndarray, *,
     if err <= tol:
         return Check("ok", err, geometry)
     try:
-        new = estimate(layout, image, focal_px=geometry.focal_px, sighting=seen)
+        new = estimate(layout, image, focal_px=geometry.focal_px, sighting=seen,
+                       k1=geometry.k1)
     except GeometryError:
         return Check("unseen", err, geometry)
     logger.info("camera or mat moved: corners off by %.1f px; re-estimated (%.2f px rms)",

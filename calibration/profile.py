@@ -69,7 +69,7 @@ def to_dict(p: Profile) -> dict[str, Any]:
         "created": p.created,
         "source": p.source,
         "camera": {"image_size": list(g.image_size), "focal_px": float(g.focal_px),
-                   "position_mm": [float(v) for v in g.camera_mm]},
+                   "position_mm": [float(v) for v in g.camera_mm], "k1": float(g.k1)},
         "table": {"homography": [[float(v) for v in row] for row in g.homography],
                   "error_px": float(g.error_px), "error_mm": float(g.error_mm),
                   "markers_seen": g.markers_seen, "markers_used": g.markers_used,
@@ -92,7 +92,8 @@ def from_dict(d: dict[str, Any], source: str = "profile") -> Profile:
             (int(cam["image_size"][0]), int(cam["image_size"][1])), float(cam["focal_px"]),
             tuple(float(v) for v in cam["position_mm"]),  # type: ignore[arg-type]
             float(table["error_px"]), float(table["error_mm"]), int(table["markers_seen"]),
-            int(table["markers_used"]), int(table["markers_total"]))
+            int(table["markers_used"]), int(table["markers_total"]),
+            float(cam.get("k1", 0.0)))
         classes = tuple(ColourClass(
             str(c["name"]), tuple(float(v) for v in c["mean_lab"]),  # type: ignore[arg-type]
             tuple(tuple(float(v) for v in r) for r in c["cov_lab"]), int(c["samples"]))

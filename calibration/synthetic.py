@@ -141,6 +141,18 @@ class MatRenderer:
         return tuple(ms[(start + i) % n].id for i in range(n // 2))
 
 
+def distort_image(image: np.ndarray, k1: float, focal: float) -> np.ndarray:
+    """The image as a lens with radial distortion k1 (calibration.lens's model) would see it."""
+    h, w = image.shape[:2]
+    k = np.array([[focal, 0, w / 2], [0, focal, h / 2], [0, 0, 1.0]])
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    pts = np.stack([xs.ravel(), ys.ravel()], -1)[:, None, :]
+    # each distorted pixel shows what the undistorted image has where it came from
+    src = cv2.undistortPoints(pts, k, np.array([k1, 0.0, 0.0, 0.0]), P=k).reshape(h, w, 2)
+    return cv2.remap(image, src[..., 0], src[..., 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
+
+
 def dice_in_zones(layout: Layout, rng: np.random.Generator, per_zone: int = 1,
                   colours: tuple[str, ...] | None = None) -> tuple[Placed, ...]:
     """Dice placed well inside zones (and on slots' visible parts), not touching."""

@@ -17,7 +17,8 @@ from calibration.homography import (
     estimate,
     estimate_focal,
 )
-from calibration.synthetic import dice_in_zones
+from calibration.lens import distort
+from calibration.synthetic import dice_in_zones, distort_image
 from tests.calibration.conftest import table_grid
 from vision.renderer import CameraPose
 
@@ -144,3 +145,27 @@ def test_two_mats_on_one_table_are_told_apart(renderers) -> None:
         grid = table_grid(renderer.layout)
         px = cv2.perspectiveTransform(grid[None], true_h)[0]
         assert np.percentile(np.linalg.norm(g.to_mm(px) - grid, axis=1), 95) < 1.0
+
+
+@pytest.mark.parametrize("k1", [0.0, -0.12, -0.25])
+def test_lens_distortion_is_measured_and_undone(renderers, k1: float) -> None:
+    """A barrel lens bends the mat; the fit measures the bend from the markers' points and
+    positions stay sub-millimetre. A lens without distortion keeps k1 = 0."""
+    mr = renderers["quarriors"]
+    rng = np.random.default_rng(23)
+    errs = []
+    for k in range(2):
+        cam = mr.random_pose(rng, fov_deg=62.0)
+        photo = mr.photo(cam, dice_in_zones(mr.layout, rng), seed=k, noise=2)
+        image = distort_image(photo.image, k1, cam.focal_px)
+        g = estimate(mr.layout, image)
+        # the bend in pixels (k1 is in focal lengths, and the focal length is itself measured)
+        assert g.k1 / g.focal_px**2 == pytest.approx(k1 / cam.focal_px**2, rel=0.15, abs=1e-9)
+        centres = distort(truth_detections(photo.rendered).center, k1, cam.focal_px,
+                          (1280, 960))
+        truth = np.array([[photo.dice[j].x, photo.dice[j].y] for j in photo.rendered.die_index])
+        errs += np.linalg.norm(g.to_mm(centres, 8.0) - truth, axis=1).tolist()
+        # and back: the fitted geometry draws the markers where the distorted image has them
+        again = check(mr.layout, g, image)
+        assert again.status == "ok"
+    assert np.percentile(errs, 95) < 1.0

@@ -32,7 +32,7 @@ def test_writer_output_is_toml() -> None:
 def _profile() -> Profile:
     layout = load_layout("pyramid_dice", 3)
     h = np.array([[1.5, 0.1, 100.0], [-0.05, 1.4, 80.0], [1e-5, -2e-5, 1.0]])
-    g = Geometry(h, (1280, 960), 1100.5, (330.0, 240.0, 800.0), 0.41, 0.27, 18, 17, 20)
+    g = Geometry(h, (1280, 960), 1100.5, (330.0, 240.0, 800.0), 0.41, 0.27, 18, 17, 20, -0.08)
     palette = build_palette({"red": [np.array([[40, 35, 200], [45, 30, 190]], np.float32)],
                              "white": [np.array([[230, 230, 228]] * 3, np.float32)]})
     return Profile(layout, g, palette, (231.0, 240.5, 250.0), source="photo.jpg")
@@ -47,7 +47,7 @@ def test_profile_round_trip(tmp_path) -> None:
     assert q.layout == p.layout and q.palette == p.palette and q.white_bgr == p.white_bgr
     assert q.source == p.source and q.created == p.created
     assert np.allclose(q.geometry.homography, p.geometry.homography, rtol=0, atol=0)
-    for f in ("image_size", "focal_px", "camera_mm", "error_px", "error_mm", "markers_seen",
+    for f in ("image_size", "focal_px", "camera_mm", "error_px", "error_mm", "markers_seen", "k1",
               "markers_used", "markers_total"):
         assert getattr(q.geometry, f) == getattr(p.geometry, f), f
 
