@@ -189,6 +189,10 @@ def find_dice(image: np.ndarray, geometry: Geometry, layout: Layout, white: np.n
     size = (round(w * ppm), round(h * ppm))
     scale = np.array([[ppm, 0, 0], [0, ppm, 0], [0, 0, 1.0]])
     to_mat = scale @ np.linalg.inv(geometry.homography)
+    if geometry.k1:  # straighten the lens's bend first: the homography is of a pinhole
+        k = np.array([[geometry.focal_px, 0, image.shape[1] / 2],
+                      [0, geometry.focal_px, image.shape[0] / 2], [0, 0, 1.0]])
+        image = cv2.undistort(image, k, np.array([geometry.k1, 0.0, 0.0, 0.0]))
     top = cv2.warpPerspective(image, to_mat, size, flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_CONSTANT, borderValue=(255, 255, 255))
     px = lab(normalise(top.reshape(-1, 3), white)).reshape(size[1], size[0], 3)
