@@ -68,6 +68,8 @@ def test_state_from_dict_rejects_bad_states() -> None:
         (broken(boards=[[None] * 21]), "2 pyramids of 21"),
         (broken(skills=["A2", "A3", "A4", "A5", "A7"]), "level-6 recess"),
         (broken(cards=[["K1", "red"]]), "4 cards"),
+        (broken(colours=["red", "yellow", "green", "pink"]), "not option 'colours'"),
+        (broken(quarry={"layers": ["6x4", "5x3", "4x2"], "dice": []}), "not option quarry_2p"),
         (broken(definitions=[{"kind": "skill", "id": "A2", "shape": "fly"}]), "shape"),
         ({"players": 2}, "lacks or mangles"),
         ("nonsense", "not a Pyradice state"),

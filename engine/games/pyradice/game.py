@@ -6,6 +6,19 @@ your pyramid with its value unchanged, and use the skill of the level it went to
 one, on another die). The game ends when every pyramid holds 21 dice. Tokens and objective
 cards are definitions the players enter (``tokens.py``, ``vocabulary.py``); the quarry's
 shape and the dice colours are named options (``rules.py``).
+
+There are no chance actions. The quarry's random dice are setup data (a seeded draw, or the
+dice the players built, read as the layers went down); a re-roll's result is part of its
+turn (the camera sees the decision and the outcome at once, as with Pyramid Dice's re-roll):
+reconcile explains one observation by a chance outcome followed by a decision, never by a
+decision followed by its chance outcome.
+
+What is verified and what is not: the rule text (``rules.py``: every rule quoted with its
+source); A3 and C6 (``data/sheet.json``, provenance VERIFIED). INFERRED: the pyramid's
+6-5-4-3-2-1 levels, skills on levels 2–6, objectives on levels 1–5 (option), the quarry's
+centred layers and which faces count. UNKNOWN, so configuration: the quarry's layer sizes
+and the dice colours (options). Player-defined: every other token and every objective card
+(setup ``sheet``; the shipped ones are EXAMPLES marked unverified).
 """
 
 from __future__ import annotations

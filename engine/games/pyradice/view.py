@@ -136,6 +136,12 @@ def load_state(data: Mapping[str, Any], info: GameInfo) -> PyradiceState:
         colours = tuple(str(c) for c in data["colours"])
         raw_q = data["quarry"]
         dims = qy.parse_dims(",".join(raw_q["layers"]))
+        key = "quarry_2p" if players == 2 else "quarry_3_4p"
+        if dims != qy.parse_dims(str(values[key])):
+            raise InvalidStateError(f"Pyradice state: the quarry's layers are not option {key}")
+        if ",".join(colours) != ",".join(c.strip().lower()
+                                         for c in str(values["colours"]).split(",")):
+            raise InvalidStateError("Pyradice state: the colours are not option 'colours'")
         layers = raw_q["dice"]
         if len(layers) != 3 or any(len(layer) != r * c
                                    for layer, (r, c) in zip(layers, dims, strict=True)):
