@@ -39,6 +39,8 @@ class Option:
     doc: str
     provenance: str
     choices: tuple[OptionValue, ...] | None = None
+    minimum: int | None = None
+    """lowest accepted value of a whole-number option"""
 
     def validate(self, value: object) -> OptionValue:
         if isinstance(self.default, bool):
@@ -50,6 +52,9 @@ class Option:
                     f"option {self.name!r} takes a whole number, not {value!r}")
         elif not isinstance(value, str):
             raise InvalidOptionError(f"option {self.name!r} takes a word, not {value!r}")
+        if self.minimum is not None and isinstance(value, int) and value < self.minimum:
+            raise InvalidOptionError(f"option {self.name!r} is at least {self.minimum}, "
+                                     f"not {value!r}")
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
             raise InvalidOptionError(f"option {self.name!r} is one of {allowed}, not {value!r}")
@@ -77,6 +82,8 @@ class GameInfo:
 
     def resolve_options(self, given: Mapping[str, object] | None) -> dict[str, OptionValue]:
         """Every option's value: the given ones validated, the rest at their defaults."""
+        if given is not None and not isinstance(given, Mapping):
+            raise InvalidOptionError(f"options are a mapping of name to value, not {given!r}")
         given = dict(given or {})
         values = {opt.name: opt.default for opt in self.options}
         for name, value in given.items():

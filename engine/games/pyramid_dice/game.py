@@ -26,7 +26,7 @@ from engine.core import (
     Score,
     options_tuple,
 )
-from engine.errors import InvalidOptionError, InvalidStateError
+from engine.errors import InvalidStateError
 from engine.games.pyramid_dice import table as t
 from engine.games.pyramid_dice.cards import (
     EXAMPLE_PROVENANCE,
@@ -109,8 +109,6 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
             raise InvalidStateError(f"Pyramid Dice is for 1 to 5 players (5 Ra cards), not "
                                     f"{players!r}")
         values = INFO.resolve_options(options)
-        if int(values["stall_rounds"]) < 0:
-            raise InvalidOptionError("option 'stall_rounds' is 0 (off) or more rounds")
         setup = dict(setup or {})
         unknown = set(setup) - _SETUP_KEYS
         if unknown:

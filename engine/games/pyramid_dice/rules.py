@@ -126,7 +126,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("stall_rounds", 2, "The stall rule: 'end' is allowed once this many full rounds "
            "(this many turns per player, in a row) went by without a card being taken; 0 "
            "turns the rule off. The sheet says 'about two rounds' (2周くらい).",
-           "rule text (2周くらいして誰も取れなければ終了しても良いでしょう)"),
+           "rule text (2周くらいして誰も取れなければ終了しても良いでしょう)", minimum=0),
     Option("end_when", "all_taken", "When the game ends: 'all_taken' when no pyramid card is "
            "left on the table, the side area included (the sheet's 'ピラミッドカードが全てなく"
            "なったら' names the 28 cards, and its stall remark about the last card that stays "
