@@ -95,6 +95,8 @@ def mat_shapes(layout: Layout) -> list[Shape]:
         ys = [p[1] for p in zone.polygon]
         shapes.append(Text(min(xs) + 3, min(ys) + 7, zone.label, 4.5))
         for slot in zone.slots:
+            if slot.height:
+                continue  # stacked on other dice: nothing to print
             shapes.append(Outline(slot.polygon, 0.4, SLOT_GREY))
             sx = [p[0] for p in slot.polygon]
             sy = [p[1] for p in slot.polygon]

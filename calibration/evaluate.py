@@ -51,10 +51,11 @@ def truth_detections(rendered: Any) -> Detections:
 
 def _enrolment(mr: MatRenderer, rng: np.random.Generator) -> tuple[Placed, ...]:
     layout = mr.layout
-    # Places 32 mm apart, well inside zones that have no slots (enrolment lays dice apart).
+    # Places 32 mm apart, well inside zones that are not card slots (enrolment lays dice
+    # apart, anywhere on the mat).
     spots = []
     for zone in layout.zones:
-        if zone.slots:
+        if zone.name == "pyramid":
             continue
         pts = np.array(zone.polygon)
         lo, hi = pts.min(axis=0) + 20, pts.max(axis=0) - 20

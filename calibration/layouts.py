@@ -62,6 +62,10 @@ class Slot:
 
     id: str
     polygon: tuple[Point, ...]
+    """Footprint on the table."""
+    height: float = 0.0
+    """Height of the slot's floor above the table, mm: a die of a quarry's second layer
+    rests on the first (seen from above, a slot's point at that height is in the polygon)."""
 
     @property
     def centre(self) -> Point:
@@ -79,12 +83,17 @@ class Zone:
     polygon: tuple[Point, ...]
     slots: tuple[Slot, ...] = ()
 
-    def slot_at(self, p: Point) -> str | None:
-        """The slot holding point p: of the slots containing it, the one whose centre is
-        nearest (overlapping cards: the one lying on top shows most of itself there)."""
+    @property
+    def levels(self) -> tuple[float, ...]:
+        """Distinct slot floor heights, lowest first ((0.0,) for a flat zone)."""
+        return tuple(sorted({s.height for s in self.slots})) or (0.0,)
+
+    def slot_at(self, p: Point, height: float = 0.0) -> str | None:
+        """The slot at `height` holding point p: of the slots containing it, the one whose
+        centre is nearest (overlapping cards: the one lying on top shows most of it there)."""
         best, best_d = None, float("inf")
         for slot in self.slots:
-            if contains(slot.polygon, p):
+            if slot.height == height and contains(slot.polygon, p):
                 c = slot.centre
                 d = (c[0] - p[0]) ** 2 + (c[1] - p[1]) ** 2
                 if d < best_d:
@@ -231,7 +240,8 @@ def parse_layout(data: dict[str, Any], source: str = "layout") -> Layout:
         zones = tuple(
             Zone(str(z["name"]), str(z.get("label", z["name"])),
                  _points(z["polygon"], f"{source}: zone {z['name']}"),
-                 tuple(Slot(str(s["id"]), _points(s["polygon"], f"{source}: slot {s['id']}"))
+                 tuple(Slot(str(s["id"]), _points(s["polygon"], f"{source}: slot {s['id']}"),
+                            float(s.get("height_mm", 0.0)))
                        for s in z.get("slots", ())))
             for z in data["zones"])
         w, h = (float(v) for v in data["size_mm"])
@@ -257,6 +267,8 @@ def layout_to_dict(layout: Layout) -> dict[str, Any]:
         "markers": [{"id": m.id, "centre": [round(m.centre[0], 2), round(m.centre[1], 2)],
                      "size": m.size} for m in layout.markers],
         "zones": [{"name": z.name, "label": z.label, "polygon": pts(z.polygon),
-                   **({"slots": [{"id": s.id, "polygon": pts(s.polygon)} for s in z.slots]}
+                   **({"slots": [{"id": s.id, "polygon": pts(s.polygon),
+                                  **({"height_mm": s.height} if s.height else {})}
+                                 for s in z.slots]}
                       if z.slots else {})} for z in layout.zones],
     }

@@ -144,6 +144,27 @@ def _board(r: Rect, flip: bool) -> tuple[Slot, ...]:
     return tuple(slots)
 
 
+QUARRY_DIE = 16.0
+QUARRY_DIMS = {2: ((5, 5), (4, 4), (3, 3)), 3: ((7, 6), (6, 5), (5, 4)),
+               4: ((7, 6), (6, 5), (5, 4))}
+"""The engine's default quarry shapes (options quarry_2p, quarry_3_4p), bottom layer first."""
+
+
+def _quarry(r: Rect, dims: tuple[tuple[int, int], ...]) -> tuple[Slot, ...]:
+    """Slots L<layer>-<index> (row-major, first row at the far side) of touching 16 mm dice,
+    each upper layer centred on the one below and one die higher."""
+    cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
+    slots = []
+    for k, (rows, cols) in enumerate(dims):
+        x0, y0 = cx - cols * QUARRY_DIE / 2, cy - rows * QUARRY_DIE / 2
+        for i in range(rows * cols):
+            row, col = divmod(i, cols)
+            sx, sy = x0 + col * QUARRY_DIE, y0 + row * QUARRY_DIE
+            slots.append(Slot(f"L{k + 1}-{i + 1}", rect(sx, sy, sx + QUARRY_DIE, sy + QUARRY_DIE),
+                              k * QUARRY_DIE))
+    return tuple(slots)
+
+
 def pyradice(players: int, base: int) -> Layout:
     board = 6 * SPACE + 16
     if players <= 2:
@@ -164,15 +185,16 @@ def pyradice(players: int, base: int) -> Layout:
             for p, r in zip(who, split(band, 2), strict=False):
                 rects[p], flips[p] = r, flip
         q = mid
-    zones = [Zone("quarry", "Quarry", rect(*q))]
+    zones = [Zone("quarry", "Quarry", rect(*q), _quarry(q, QUARRY_DIMS[players]))]
     for p in range(players):
         zones.append(Zone(f"board:{p}", f"Pyramid - player {p + 1}", rect(*rects[p]),
                           _board(rects[p], flips[p])))
     return Layout("pyradice", players, f"Pyradice, {players} players", (w, h),
                   border_markers(w, h, base), tuple(zones),
                   ("red", "yellow", "green", "blue"), 8.0,
-                  doc="Zones: quarry (no slots here: its dice stack in 3 layers, see "
-                      "engine/games/pyradice/quarry.py), board:<player> with slots "
+                  doc="Zones: quarry with slots L<layer>-<index> as engine/games/pyradice/"
+                      "quarry.py (the engine's default layer shapes; touching 16 mm dice, upper "
+                      "layers centred and 16 mm higher: height_mm), board:<player> with slots "
                       "<level>-<index> as engine/games/pyradice/pyramid.py (level 1 = 6 spaces "
                       "nearest the owner, index from the owner's left ... level 6 = 1 space). "
                       "A die resting on two dice is seen from above in its own space. Spaces "

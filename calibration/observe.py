@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from calibration.homography import Geometry, check
-from calibration.layouts import Layout, contains
+from calibration.layouts import Layout, Zone, contains
 from calibration.mat import paper_mask
 from calibration.palette import PAPER_LEVEL, die_colour, lab, normalise, white_reference
 from calibration.profile import Profile
@@ -89,9 +89,12 @@ def observed_objects(profile: Profile, detections: Detections, image: np.ndarray
                              zip(detections.center, heights, strict=True)])
     white = white_reference(image, g, layout) if profile.palette.classes else None
     out = []
+    base = np.full(len(detections), layout.object_height_mm) if heights is None else heights
     for i in range(len(detections)):
         p = (round(float(mm[i, 0]), 2), round(float(mm[i, 1]), 2))
         zone, slot = layout.locate(p)
+        if zone is not None and len(layout.zone(zone).levels) > 1:
+            p, slot = _stacked_slot(g, layout.zone(zone), detections.center[i], float(base[i]))
         dists: dict[str, Any] = {"face": _face_dist(detections.face_probs[i])}
         if white is not None:
             colour = die_colour(image, detections.xyxy[i], white)
@@ -99,6 +102,31 @@ def observed_objects(profile: Profile, detections: Detections, image: np.ndarray
         out.append(Observed.make(kind, zone, slot, confidence=float(detections.confidence[i]),
                                  position_mm=p, **dists))
     return out
+
+
+def _stacked_slot(g: Geometry, zone: Zone, centre: np.ndarray, height: float
+                  ) -> tuple[tuple[float, float], str | None]:
+    """(footprint, slot) of a die in a zone whose slots stack (a quarry's layers).
+
+    Seen from above, one pixel is a different table point for each layer's height: the die
+    is on the layer for which that point falls nearest a slot's centre. Straight under the
+    camera the layers coincide, and the lowest wins a tie.
+    """
+    best: tuple[float, tuple[float, float], str | None] = (float("inf"), (0.0, 0.0), None)
+    for level in zone.levels:
+        q = g.to_mm(centre[None], height + level)[0]
+        p = (round(float(q[0]), 2), round(float(q[1]), 2))
+        slot_id = zone.slot_at(p, level)
+        if slot_id is None:
+            continue
+        c = next(s.centre for s in zone.slots if s.id == slot_id)
+        d = float(np.hypot(p[0] - c[0], p[1] - c[1]))
+        if d < best[0] - 1e-6:
+            best = (d, p, slot_id)
+    if best[2] is None:
+        q = g.to_mm(centre[None], height)[0]
+        return (round(float(q[0]), 2), round(float(q[1]), 2)), None
+    return best[1], best[2]
 
 
 def zones_seen(layout: Layout, geometry: Geometry, image: np.ndarray,

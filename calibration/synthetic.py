@@ -159,11 +159,11 @@ def dice_in_zones(layout: Layout, rng: np.random.Generator, per_zone: int = 1,
     colours = colours or tuple(c for c in layout.palette if c in PALETTE) or ("white",)
     out: list[Placed] = []
     for zone in layout.zones:
-        if zone.slots:
-            picks = rng.choice(len(zone.slots), size=min(per_zone, len(zone.slots)),
-                               replace=False)
+        flat = [s for s in zone.slots if not s.height]  # the renderer stacks no dice
+        if flat:
+            picks = rng.choice(len(flat), size=min(per_zone, len(flat)), replace=False)
             for i in picks:
-                pts = np.array(zone.slots[int(i)].polygon)
+                pts = np.array(flat[int(i)].polygon)
                 x = float(pts[:, 0].mean())
                 y = float(pts[:, 1].mean())
                 if np.ptp(pts[:, 1]) > 2.5 * DIE_MM:  # a card: its top strip is never covered
