@@ -51,13 +51,14 @@ def _face_dist(probs: np.ndarray) -> dict[str, float]:
     return {FACE_NAMES[k]: round(float(probs[k]), 4) for k in range(6) if probs[k] > 1e-4}
 
 
-def snapped(profile: Profile, detections: Detections, image: np.ndarray
-            ) -> tuple[Detections, np.ndarray | None]:
+def snapped(profile: Profile, detections: Detections, image: np.ndarray,
+            white: np.ndarray | None = None) -> tuple[Detections, np.ndarray | None]:
     """The detections with their boxes snapped to the die on the mat, and the height each
     box centre stands for (calibration.refine)."""
     if len(detections) == 0:
         return detections, None
-    white = white_reference(image, profile.geometry, profile.layout)
+    if white is None:
+        white = white_reference(image, profile.geometry, profile.layout)
     boxes, heights = refine_boxes(image, detections.xyxy, profile.geometry, profile.layout,
                                   white, 2 * profile.layout.object_height_mm)
     return Detections(boxes, detections.confidence, detections.face_probs,
@@ -74,7 +75,8 @@ def on_markers(profile: Profile, detections: Detections) -> list[int | None]:
 
 
 def observed_objects(profile: Profile, detections: Detections, image: np.ndarray,
-                     kind: str = "die", heights: np.ndarray | None = None) -> list[Observed]:
+                     kind: str = "die", heights: np.ndarray | None = None,
+                     white: np.ndarray | None = None) -> list[Observed]:
     """One Observed per detection, in the detections' order (profile already fitted).
 
     `heights` (mm above the table of each box centre) defaults to the layout's object height.
@@ -87,7 +89,10 @@ def observed_objects(profile: Profile, detections: Detections, image: np.ndarray
     else:
         mm = np.concatenate([g.to_mm(c[None], float(z)) for c, z in
                              zip(detections.center, heights, strict=True)])
-    white = white_reference(image, g, layout) if profile.palette.classes else None
+    if not profile.palette.classes:
+        white = None
+    elif white is None:
+        white = white_reference(image, g, layout)
     out = []
     base = np.full(len(detections), layout.object_height_mm) if heights is None else heights
     for i in range(len(detections)):
@@ -130,12 +135,14 @@ def _stacked_slot(g: Geometry, zone: Zone, centre: np.ndarray, height: float
 
 
 def zones_seen(layout: Layout, geometry: Geometry, image: np.ndarray,
-               detections: Detections | None = None) -> frozenset[str]:
+               detections: Detections | None = None, white: np.ndarray | None = None
+               ) -> frozenset[str]:
     """Zones wholly in the frame and not covered by anything but the detected dice."""
     h_img, w_img = image.shape[:2]
     ppm = 1.0 / SAMPLE_MM
     free = paper_mask(layout, 0.5, 2.5)  # 2 mm pixels: cheap, clear of all ink
-    white = white_reference(image, geometry, layout)
+    if white is None:
+        white = white_reference(image, geometry, layout)
     paper_l = lab(np.array([[PAPER_LEVEL] * 3]))[0, 0]
     boxes = detections.xyxy if detections is not None else np.zeros((0, 4))
     seen = set()
@@ -195,10 +202,12 @@ def build_observation(profile: Profile, detections: Detections, image: np.ndarra
         logger.debug("dropped %d detections lying on the mat's markers", int((~keep).sum()))
         detections = detections[np.flatnonzero(keep)]
     heights = None
+    # One white reference per frame serves the boxes, the colours and the occlusion test.
+    white = white_reference(image, prof.geometry, prof.layout)
     if snap:
-        detections, heights = snapped(prof, detections, image)
-    objects = observed_objects(prof, detections, image, kind, heights)
-    seen = zones_seen(prof.layout, prof.geometry, image, detections)
+        detections, heights = snapped(prof, detections, image, white)
+    objects = observed_objects(prof, detections, image, kind, heights, white)
+    seen = zones_seen(prof.layout, prof.geometry, image, detections, white)
     return Observation(tuple(objects), seen, moved, frame)
 
 
@@ -217,8 +226,9 @@ def annotate_detections(profile: Profile, detections: Detections, image: np.ndar
                        "using it as it was")
     out = []
     markers = on_markers(prof, detections)
-    tight, heights = snapped(prof, detections, image)
-    objects = observed_objects(prof, tight, image, heights=heights)
+    white = white_reference(image, prof.geometry, prof.layout)
+    tight, heights = snapped(prof, detections, image, white)
+    objects = observed_objects(prof, tight, image, heights=heights, white=white)
     for o, marker in zip(objects, markers, strict=True):
         colour = o.dist("colour")
         out.append({"zone": o.zone, "slot": o.slot,
