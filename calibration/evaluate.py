@@ -51,16 +51,17 @@ def truth_detections(rendered: Any) -> Detections:
 
 def _enrolment(mr: MatRenderer, rng: np.random.Generator) -> tuple[Placed, ...]:
     layout = mr.layout
-    # Places 32 mm apart, well inside zones that are not card slots (enrolment lays dice
-    # apart, anywhere on the mat).
+    # Places 32 mm apart, well inside zones and clear of slots (enrolment lays dice apart,
+    # on bare paper).
     spots = []
     for zone in layout.zones:
-        if zone.name == "pyramid":
-            continue
         pts = np.array(zone.polygon)
         lo, hi = pts.min(axis=0) + 20, pts.max(axis=0) - 20
-        spots += [Placed(float(x), float(y), 1, "") for x in np.arange(lo[0], hi[0], 32.0)
-                  for y in np.arange(lo[1], hi[1], 32.0)]
+        for x in np.arange(lo[0], hi[0], 32.0):
+            for y in np.arange(lo[1], hi[1], 32.0):
+                around = [(x + dx, y + dy) for dx in (-14, 14) for dy in (-14, 14)]
+                if all(layout.locate(q) == (zone.name, None) for q in around):
+                    spots.append(Placed(float(x), float(y), 1, ""))
     colours = layout.palette
     if len(spots) < len(colours):
         raise ValueError(f"{layout.key}: not enough free places to enrol {len(colours)} colours")

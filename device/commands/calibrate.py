@@ -160,7 +160,13 @@ def _selftest(args: argparse.Namespace) -> int:
             reader = DiceReader()
         except ModelNotFoundError as exc:
             raise UserError(str(exc), exit_status=1) from None
-    result = selftest(games, poses=args.poses, seed=args.seed, reader=reader)
+    from calibration.homography import GeometryError
+    from calibration.procedure import CalibrationError
+
+    try:
+        result = selftest(games, poses=args.poses, seed=args.seed, reader=reader)
+    except (GeometryError, CalibrationError) as exc:
+        raise UserError(f"self-test: {exc}", exit_status=1) from None
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
