@@ -169,3 +169,24 @@ def test_lens_distortion_is_measured_and_undone(renderers, k1: float) -> None:
         again = check(mr.layout, g, image)
         assert again.status == "ok"
     assert np.percentile(errs, 95) < 1.0
+
+
+def test_markers_partly_under_fingers(renderers) -> None:
+    """Fingertips over a corner of several markers: those markers are lost or their bad
+    corners are voted out; the fit stays within millimetres."""
+    mr = renderers["pyramid_dice"]
+    rng = np.random.default_rng(29)
+    for k in range(3):
+        photo = mr.photo(mr.random_pose(rng), dice_in_zones(mr.layout, rng), seed=k, noise=2)
+        img = photo.image.copy()
+        for m in mr.layout.markers[::2]:
+            corner = np.array([m.corners()[int(rng.integers(4))]], np.float64)
+            uv = cv2.perspectiveTransform(corner[None], photo.true_h)[0, 0]
+            side = np.linalg.norm(np.diff(cv2.perspectiveTransform(
+                np.array([m.corners()[:2]], np.float64), photo.true_h)[0], axis=0))
+            cv2.circle(img, (int(uv[0]), int(uv[1])), int(side * 0.45), (120, 150, 205), -1)
+        g = estimate(mr.layout, img)
+        grid = table_grid(mr.layout)
+        px = cv2.perspectiveTransform(grid[None], photo.true_h)[0]
+        assert np.percentile(np.linalg.norm(g.to_mm(px) - grid, axis=1), 95) < 1.5
+        assert g.markers_used >= len(mr.layout.markers) // 2
