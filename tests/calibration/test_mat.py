@@ -125,3 +125,13 @@ def test_paper_mask_keeps_clear_of_ink() -> None:
     cx = int(sum(p[0] for p in wilds) / 4)
     assert free[int(max(p[1] for p in wilds)) - 20, cx]  # the middle of a zone is bare paper
     assert 0.5 < free.mean() < 0.95
+
+
+@pytest.mark.parametrize("game", ["icedice", "pyramid_dice", "pyradice", "quarriors"])
+def test_every_game_mat_renders_as_pdf_and_png(game: str) -> None:
+    layout = load_layout(game)
+    pdf = parse_pdf(mat_pdf(layout, "A4"))
+    assert len(pdf["pages"]) == len(tiles(layout, "A4")[1])
+    assert all(z.label.split(" - ")[0] in "".join(pdf["streams"]) for z in layout.zones)
+    img = render_mat(layout, 3.0)
+    assert set(detect_markers(img).ids.tolist()) == layout.marker_ids()
