@@ -4,20 +4,22 @@ Each detection's box centre is taken back to the mat through the homography and 
 for its height (a die's centre is above the table; seen from an angle it would otherwise land
 millimetres off), then placed in the layout's zone and slot. Face probabilities pass through
 whole; the body colour is measured under this frame's white reference and classified with the
-profile's palette. ``zones_seen`` lists the zones that are in the frame and not covered by
-something that is neither paper nor a detected die (a hand, an arm, a box lid).
+profile's palette. ``zones_seen`` lists the zones that are in the frame and that no hand or arm
+reaches into (see :func:`occluders`).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
+import cv2
 import numpy as np
 
 from calibration.homography import Geometry, check
-from calibration.layouts import Layout, Zone, contains
+from calibration.layouts import Layout, Zone
 from calibration.mat import paper_mask
 from calibration.palette import PAPER_LEVEL, die_colour, lab, normalise, white_reference
 from calibration.profile import Profile
@@ -27,10 +29,10 @@ from vision.detections import FACE_NAMES, Detections
 
 logger = logging.getLogger(__name__)
 
-SAMPLE_MM = 6.0
-"""Spacing of the points at which a zone is checked for occlusion."""
-OCCLUDED_FRACTION = 0.12
-"""A zone with more than this share of foreign (not paper, not die) points is not seen."""
+OCC_PPM = 0.5
+"""Resolution of the occlusion test, pixels per mm (2 mm pixels: cheap, and enough)."""
+OCCLUDED_FRACTION = 0.02
+"""A zone with more than this share of its area under a hand or an arm is not seen."""
 IN_VIEW_FRACTION = 0.97
 
 
@@ -134,48 +136,62 @@ def _stacked_slot(g: Geometry, zone: Zone, centre: np.ndarray, height: float
     return best[1], best[2]
 
 
+@cache
+def _zone_masks(layout: Layout) -> dict[str, np.ndarray]:
+    """Each zone's area on the occlusion raster."""
+    w, h = layout.size_mm
+    out = {}
+    for zone in layout.zones:
+        m = np.zeros((round(h * OCC_PPM), round(w * OCC_PPM)), np.uint8)
+        cv2.fillPoly(m, [np.round(np.array(zone.polygon) * OCC_PPM).astype(np.int32)], 1)
+        out[zone.name] = m.astype(bool)
+    return out
+
+
+def occluders(layout: Layout, geometry: Geometry, image: np.ndarray, white: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(occluded, in frame): bool rasters of the mat at OCC_PPM.
+
+    Foreign means neither paper nor ink: dice, cards, pieces, hands. Dice, cards and pieces
+    lie inside the zones, which keep 40 mm from the mat's edge; a hand or an arm always
+    reaches in from beyond the edge. So the foreign regions that touch the mat's edge (or
+    run out of the frame) are what hides the table, and the rest are the game's objects.
+    """
+    w, h = layout.size_mm
+    size = (round(w * OCC_PPM), round(h * OCC_PPM))
+    to_mat = np.diag([OCC_PPM, OCC_PPM, 1.0]) @ np.linalg.inv(geometry.homography)
+    top = cv2.warpPerspective(image, to_mat, size, flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    frame = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), to_mat, size,
+                                flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT,
+                                borderValue=0) > 0
+    col = lab(normalise(top.reshape(-1, 3), white)).reshape(size[1], size[0], 3)
+    paper_l = lab(np.array([[PAPER_LEVEL] * 3]))[0, 0]
+    foreign = ((col[..., 0] < paper_l - 15) | (np.hypot(col[..., 1], col[..., 2]) > 15))
+    foreign &= paper_mask(layout, OCC_PPM, 1.0)
+    # Bridge the ink an arm lies across (lines, letters, the markers' black squares).
+    k = np.ones((5, 5), np.uint8)
+    foreign = cv2.morphologyEx(foreign.astype(np.uint8), cv2.MORPH_CLOSE, k).astype(bool)
+    reach = (foreign | ~frame).astype(np.uint8)
+    _, labels = cv2.connectedComponents(reach)
+    edge = set(np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1],
+                                         labels[~frame]]))) - {0}
+    return foreign & np.isin(labels, list(edge)), frame
+
+
 def zones_seen(layout: Layout, geometry: Geometry, image: np.ndarray,
-               detections: Detections | None = None, white: np.ndarray | None = None
-               ) -> frozenset[str]:
-    """Zones wholly in the frame and not covered by anything but the detected dice."""
-    h_img, w_img = image.shape[:2]
-    ppm = 1.0 / SAMPLE_MM
-    free = paper_mask(layout, 0.5, 2.5)  # 2 mm pixels: cheap, clear of all ink
+               white: np.ndarray | None = None) -> frozenset[str]:
+    """Zones wholly in the frame and not reached into by a hand or an arm (see occluders)."""
     if white is None:
         white = white_reference(image, geometry, layout)
-    paper_l = lab(np.array([[PAPER_LEVEL] * 3]))[0, 0]
-    boxes = detections.xyxy if detections is not None else np.zeros((0, 4))
+    occluded, frame = occluders(layout, geometry, image, white)
     seen = set()
-    for zone in layout.zones:
-        poly = np.array(zone.polygon)
-        lo, hi = poly.min(axis=0), poly.max(axis=0)
-        gx, gy = np.meshgrid(np.arange(lo[0] + 3, hi[0] - 2, 1 / ppm),
-                             np.arange(lo[1] + 3, hi[1] - 2, 1 / ppm))
-        pts = np.column_stack([gx.ravel(), gy.ravel()])
-        pts = pts[[contains(zone.polygon, (float(x), float(y))) for x, y in pts]]
-        if len(pts) == 0:
+    for name, area in _zone_masks(layout).items():
+        n = int(area.sum())
+        if n == 0 or frame[area].mean() < IN_VIEW_FRACTION:
             continue
-        px = geometry.to_px(pts)
-        inside = (px[:, 0] >= 0) & (px[:, 0] < w_img) & (px[:, 1] >= 0) & (px[:, 1] < h_img)
-        if inside.mean() < IN_VIEW_FRACTION:
-            continue
-        pts, px = pts[inside], px[inside]
-        fi = np.clip((pts * 0.5).astype(int), 0, [free.shape[1] - 1, free.shape[0] - 1])
-        keep = free[fi[:, 1], fi[:, 0]]
-        for x0, y0, x1, y1 in boxes:  # a die and its shadow are expected, not foreign
-            bw, bh = x1 - x0, y1 - y0
-            keep &= ~((px[:, 0] > x0 - bw * 0.6) & (px[:, 0] < x1 + bw * 0.6)
-                      & (px[:, 1] > y0 - bh * 0.6) & (px[:, 1] < y1 + bh * 0.6))
-        if keep.sum() < 5:
-            seen.add(zone.name)  # all dice and ink: nothing says it is covered
-            continue
-        xy = np.round(px[keep]).astype(int)
-        xy[:, 0] = np.clip(xy[:, 0], 0, w_img - 1)
-        xy[:, 1] = np.clip(xy[:, 1], 0, h_img - 1)
-        col = lab(normalise(image[xy[:, 1], xy[:, 0]].astype(np.float32), white))
-        foreign = (col[:, 0] < paper_l - 15) | (np.hypot(col[:, 1], col[:, 2]) > 15)
-        if foreign.mean() <= OCCLUDED_FRACTION:
-            seen.add(zone.name)
+        if occluded[area].sum() <= OCCLUDED_FRACTION * n:
+            seen.add(name)
     return frozenset(seen)
 
 
@@ -207,7 +223,7 @@ def build_observation(profile: Profile, detections: Detections, image: np.ndarra
     if snap:
         detections, heights = snapped(prof, detections, image, white)
     objects = observed_objects(prof, detections, image, kind, heights, white)
-    seen = zones_seen(prof.layout, prof.geometry, image, detections, white)
+    seen = zones_seen(prof.layout, prof.geometry, image, white)
     return Observation(tuple(objects), seen, moved, frame)
 
 
