@@ -52,6 +52,8 @@ class Text:
     """Cap height in mm (roughly: the font size is size / 0.72)."""
     grey: float = TEXT_GREY
     centred: bool = False
+    upside_down: bool = False
+    """Turned half round about its anchor (for the players across the table)."""
 
 
 Shape = Fill | Outline | Text
@@ -93,7 +95,11 @@ def mat_shapes(layout: Layout) -> list[Shape]:
         shapes.append(Outline(zone.polygon, 0.8, ZONE_GREY))
         xs = [p[0] for p in zone.polygon]
         ys = [p[1] for p in zone.polygon]
-        shapes.append(Text(min(xs) + 3, min(ys) + 7, zone.label, 4.5))
+        far = ":" in zone.name and (min(ys) + max(ys)) / 2 < layout.size_mm[1] / 2
+        if far:  # a player across the table reads their zone's name the right way up
+            shapes.append(Text(max(xs) - 3, max(ys) - 7, zone.label, 4.5, upside_down=True))
+        else:
+            shapes.append(Text(min(xs) + 3, min(ys) + 7, zone.label, 4.5))
         for slot in zone.slots:
             if slot.height:
                 continue  # stacked on other dice: nothing to print
@@ -124,6 +130,9 @@ def ink_extent(shape: Shape) -> tuple[float, float, float, float]:
     if isinstance(shape, Text):
         width = text_width(shape.text, shape.size)
         x0 = shape.x - width / 2 if shape.centred else shape.x
+        if shape.upside_down:
+            x0 = shape.x - width / 2 if shape.centred else shape.x - width
+            return (x0, shape.y - shape.size * 0.3, x0 + width, shape.y + shape.size * 1.1)
         return (x0, shape.y - shape.size * 1.1, x0 + width, shape.y + shape.size * 0.3)
     pts = np.asarray(shape.points)
     pad = shape.width / 2 if isinstance(shape, Outline) else 0.0

@@ -49,11 +49,25 @@ def draw_shapes(img: np.ndarray, shapes: list[Shape], ppm: float,
             if scale < 0.2:
                 continue
             thick = max(1, round(scale * 1.5))
-            (tw, _), _ = cv2.getTextSize(s.text, _HERSHEY, scale, thick)
+            (tw, th), base = cv2.getTextSize(s.text, _HERSHEY, scale, thick)
             x = (s.x - origin[0]) * ppm - (tw / 2 if s.centred else 0)
             y = (s.y - origin[1]) * ppm
-            cv2.putText(img, s.text, (round(x), round(y)), _HERSHEY, scale, int(s.grey * 255),
-                        thick, cv2.LINE_AA)
+            if not s.upside_down:
+                cv2.putText(img, s.text, (round(x), round(y)), _HERSHEY, scale,
+                            int(s.grey * 255), thick, cv2.LINE_AA)
+                continue
+            # Draw upright on a patch, turn it half round, and lay it ending at the anchor.
+            patch = np.full((th + base + 2, tw + 2), 255, np.uint8)
+            cv2.putText(patch, s.text, (1, th + 1), _HERSHEY, scale, int(s.grey * 255), thick,
+                        cv2.LINE_AA)
+            patch = patch[::-1, ::-1]
+            x0 = round((s.x - origin[0]) * ppm + (tw / 2 if s.centred else 0)) - patch.shape[1]
+            y0 = round(y) - (base + 1)
+            ys, xs = max(0, y0), max(0, x0)
+            ye, xe = min(img.shape[0], y0 + patch.shape[0]), min(img.shape[1], x0 + patch.shape[1])
+            if ye > ys and xe > xs:
+                img[ys:ye, xs:xe] = np.minimum(img[ys:ye, xs:xe],
+                                               patch[ys - y0:ye - y0, xs - x0:xe - x0])
 
 
 def render_mat(layout: Layout, ppm: float = 4.0) -> np.ndarray:

@@ -74,17 +74,19 @@ class Page:
                 path = _path([(x + dx, y + dy) for x, y in s.points])
                 self.ops.append(f"{_num(s.grey)} G {_num(s.width)} w {dash}{path} S")
             elif isinstance(s, Text):
-                self.text(s.x + dx, s.y + dy, s.text, s.size, s.grey, s.centred)
+                self.text(s.x + dx, s.y + dy, s.text, s.size, s.grey, s.centred, s.upside_down)
         if run:
             self.ops.append(f"{_num(run_grey or 0)} g " + " ".join(run) + " f")
 
     def text(self, x: float, y: float, text: str, size: float, grey: float = 0.0,
-             centred: bool = False) -> None:
+             centred: bool = False, upside_down: bool = False) -> None:
         font = size / 0.72  # Helvetica's cap height is 0.72 em
         if centred:
-            x -= len(text) * font * 0.55 / 2
-        # The page transform flips y; the text matrix flips it back so letters stand upright.
-        self.ops.append(f"BT {_num(grey)} g /F1 {_num(font)} Tf 1 0 0 -1 {_num(x)} {_num(y)} Tm "
+            x -= len(text) * font * 0.55 / 2 * (-1 if upside_down else 1)
+        # The page transform flips y; the text matrix flips it back so letters stand upright
+        # (or turns them half round: x runs left, y down).
+        m = "-1 0 0 1" if upside_down else "1 0 0 -1"
+        self.ops.append(f"BT {_num(grey)} g /F1 {_num(font)} Tf {m} {_num(x)} {_num(y)} Tm "
                         f"({_escape(text)}) Tj ET")
 
     def line(self, x0: float, y0: float, x1: float, y1: float, width: float = 0.2,
