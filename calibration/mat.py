@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.drawing import Fill, Outline, Shape, Text, mat_shapes
+from calibration.drawing import Fill, Outline, Shape, Text, ink_extent, mat_shapes
 from calibration.layouts import Layout
 
 logger = logging.getLogger(__name__)
@@ -87,7 +87,16 @@ def paper_mask(layout: Layout, ppm: float = 2.0, clearance_mm: float = 2.0) -> n
     """
     w, h = layout.size_mm
     img = np.full((round(h * ppm), round(w * ppm)), 255, np.uint8)
-    draw_shapes(img, mat_shapes(layout), ppm)
+    shapes = mat_shapes(layout)
+    draw_shapes(img, shapes, ppm)
+    # Printed letters are Helvetica, the raster's are Hershey: count a label's whole box as
+    # ink (a little wider than Helvetica's), so no printed letter passes for a die.
+    for t in shapes:
+        if isinstance(t, Text):
+            x0, y0, x1, y1 = ink_extent(t)
+            grow = (x1 - x0) * 0.1 + 1.0
+            cv2.rectangle(img, (int((x0 - grow) * ppm), int((y0 - 1) * ppm)),
+                          (int((x1 + grow) * ppm) + 1, int((y1 + 1) * ppm) + 1), 0, -1)
     ink = (img < 250).astype(np.uint8)
     k = max(1, round(clearance_mm * ppm)) * 2 + 1
     ink = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))

@@ -27,8 +27,9 @@ MASK_PPM = 2.0
 
 
 def die_mask(image: np.ndarray, box: np.ndarray, geometry: Geometry, layout: Layout,
-             white: np.ndarray) -> tuple[np.ndarray, tuple[int, int]] | None:
-    """bool mask of die-like pixels round a box (grown by half its size) and its origin."""
+             white: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, int]] | None:
+    """Round a box (grown by half its size): bool masks of die-like pixels and of the pixels
+    that can be judged (bare paper under them), and the origin of the masks."""
     x0, y0, x1, y1 = (float(v) for v in box)
     gw, gh = (x1 - x0) * 0.5, (y1 - y0) * 0.5
     a, b = max(0, int(x0 - gw)), max(0, int(y0 - gh))
@@ -48,7 +49,8 @@ def die_mask(image: np.ndarray, box: np.ndarray, geometry: Geometry, layout: Lay
         (ij[:, 1] < free.shape[0])
     ok = np.zeros(len(ij), bool)
     ok[inside] = free[ij[inside, 1], ij[inside, 0]]
-    return thing & ok.reshape(thing.shape), (a, b)
+    ok = ok.reshape(thing.shape)
+    return thing & ok, ok, (a, b)
 
 
 def refine_boxes(image: np.ndarray, boxes: np.ndarray, geometry: Geometry, layout: Layout,
@@ -66,7 +68,7 @@ def refine_boxes(image: np.ndarray, boxes: np.ndarray, geometry: Geometry, layou
         found = die_mask(image, box, geometry, layout, white)
         if found is None:
             continue
-        mask, (a, b) = found
+        mask, judged, (a, b) = found
         # Join a white die's pips (a die's face is ~ (box / 1.7) px across).
         k = max(3, int((box[2] - box[0]) / 5) | 1)
         m8 = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
@@ -87,14 +89,34 @@ def refine_boxes(image: np.ndarray, boxes: np.ndarray, geometry: Geometry, layou
         x2 = max(stats[k, cv2.CC_STAT_LEFT] + stats[k, cv2.CC_STAT_WIDTH] for k in near)
         y2 = max(stats[k, cv2.CC_STAT_TOP] + stats[k, cv2.CC_STAT_HEIGHT] for k in near)
         area = sum(int(stats[k, cv2.CC_STAT_AREA]) for k in near)
-        if area < (0.08 * side_px) ** 2 * 4 or max(x2 - x, y2 - y) > 2.2 * side_px:
-            continue
-        if area < 0.3 * side_px * side_px:
-            # Pips only (a white die on white paper): too few of them may be on bare paper
-            # to say where the face is; the reader's box is the better guess.
+        if area < 0.15 * side_px * side_px:
+            continue  # a pip or two, a speck: too little to say where a die is
+        if not (0.6 * side_px <= min(x2 - x, y2 - y) and max(x2 - x, y2 - y) <= 2.2 * side_px):
+            continue  # not the size a die has here: part of one, or a die and something else
+        seen = judged[y:y2, x:x2].sum()
+        sparse = seen == 0 or mask[y:y2, x:x2].sum() / seen < 0.5
+        cube_w, cube_h = _cube_box(geometry, box, die_mm)
+        loose = box[2] - box[0] > 1.3 * cube_w or box[3] - box[1] > 1.3 * cube_h
+        if sparse and not loose:
+            # A white die's pips and shaded sides, not its whole body: a box that already
+            # has a die's size is the better guess; a loose one is worse still.
             continue
         out[i] = (a + x, b + y, a + x2, b + y2)
     return out, heights
+
+
+def _cube_box(geometry: Geometry, box: np.ndarray, die_mm: float) -> tuple[float, float]:
+    """Width and height in pixels of the box of a die standing where this box is."""
+    c = np.array([[(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]])
+    foot = geometry.to_mm(c, die_mm / 2)[0]
+    h = die_mm / 2
+    square = foot + np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+    cam = np.array(geometry.camera_mm[:2])
+    # the top face seen from the camera lands on the table further out
+    top = cam + (square - cam) * geometry.camera_mm[2] / (geometry.camera_mm[2] - die_mm)
+    px = geometry.to_px(np.concatenate([square, top]))
+    span = px.max(axis=0) - px.min(axis=0)
+    return float(span[0]), float(span[1])
 
 
 def _die_px(geometry: Geometry, box: np.ndarray, die_mm: float) -> float:
