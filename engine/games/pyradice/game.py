@@ -207,11 +207,13 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
             return []
         avail, spaces, skill_uses = self._open(state)
         names = qy.geometry(state.dims).names
+        rows = [(pm.NAMES[n], [(u,) for u in skill_uses[n]]) for n in spaces]
         out: list[Turn] = []
         for k, i in avail:
             take = names[k][i]
-            for n in spaces:
-                out += _turns(take, pm.NAMES[n], skill_uses[n])
+            for to, singles in rows:
+                out.append(Turn(take, to))
+                out += [Turn(take, to, None, one) for one in singles]
         return list(out)
 
     def random_action(self, state: PyradiceState, rng: random.Random) -> PyradiceAction:
@@ -297,11 +299,6 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
 
 _Open = tuple[list[tuple[int, int]], list[int], dict[int, list[Use]]]
 _LAST_OPEN: dict[str, tuple[PyradiceState, _Open]] = {}
-def _turns(take: str, to: str, options: list[Use]) -> list[Turn]:
-    """The turns placing ``take`` on ``to``: without a skill, then with each use."""
-    return [Turn(take, to)] + [Turn(take, to, None, (u,)) for u in options]
-
-
 @lru_cache(maxsize=256)
 def _uses(defn: Definition, board: Board, n: int) -> list[Use]:
     return uses(defn, board, n)

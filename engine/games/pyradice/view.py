@@ -124,6 +124,20 @@ def _defs(raw: Any) -> tuple[Definition, ...]:
     return defs
 
 
+_BUILT: dict[int, tuple[tuple[Die | None, ...], bool]] = {}
+
+
+def _well_built(board: tuple[Die | None, ...]) -> bool:
+    """``pyramid.well_built``, remembered by identity (``_row`` hands out one tuple per
+    content, so a match's unchanged pyramids are checked once)."""
+    hit = _BUILT.get(id(board))
+    if hit is None or hit[0] is not board:
+        if len(_BUILT) > 4096:
+            _BUILT.clear()
+        hit = _BUILT[id(board)] = (board, pm.well_built(board))
+    return hit[1]
+
+
 def load_state(data: Mapping[str, Any], info: GameInfo) -> PyradiceState:
     """A state from ``PyradiceState.to_dict()`` output, checked; raises InvalidStateError."""
     if not isinstance(data, Mapping) or data.get("game", "pyradice") != "pyradice":
@@ -177,7 +191,7 @@ def load_state(data: Mapping[str, Any], info: GameInfo) -> PyradiceState:
     present = tuple(tuple(d is not None for d in layer) for layer in quarry)
     if not qy.supported(qy.geometry(dims), present):
         raise InvalidStateError("Pyradice state: a quarry die does not rest on 4 dice")
-    if not all(pm.well_built(b) for b in boards):
+    if not all(_well_built(b) for b in boards):
         raise InvalidStateError("Pyradice state: a pyramid die does not rest on 2 dice")
     placed = sum(1 for b in boards for d in b if d is not None)
     taken = qy.geometry(dims).size - sum(sum(layer) for layer in present)
