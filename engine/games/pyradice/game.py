@@ -55,7 +55,8 @@ from engine.observation import View
 from engine.registry import register
 
 _SETUP_KEYS = {"sheet", "skills", "objectives", "boards", "cards", "quarry", "first_player"}
-#: most "two skills in one turn" candidates offered to reconcile in one state
+#: about how many "two skills in one turn" candidates reconcile weighs in one state (shared
+#: out over the placements on skill levels, at least one each)
 TWO_SKILL_BUDGET = 240
 
 
@@ -269,7 +270,8 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
                         and qy.top_uncovered(geo, present, k, i):
                     wrong += [Turn(geo.names[k][i], pm.NAMES[n]) for n in spaces]
         unsupported = [n for n in range(pm.SIZE) if board[n] is None and n not in spaces]
-        budget = TWO_SKILL_BUDGET
+        skill_spaces = sum(1 for n in spaces if skill_uses[n])
+        per_turn = TWO_SKILL_BUDGET // max(1, len(avail) * skill_spaces)
         for k, i in avail:
             take = geo.names[k][i]
             value = (state.quarry[k][i] or (0, ""))[0]
@@ -285,12 +287,7 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
                 wrong += [Turn(take, to, v) for v in range(1, 7) if v != value]
                 if defn is None:
                     continue
-                options = skill_uses[n]
-                for a, first in enumerate(options):
-                    for second in options[a + 1:]:
-                        if budget > 0 and not set(first.touches()) & set(second.touches()):
-                            wrong.append(Turn(take, to, None, (first, second)))
-                            budget -= 1
+                wrong += _two_skills(take, to, skill_uses[n], max(per_turn, 1))
         for action in wrong:
             error = self.why_illegal(state, action)
             if error is not None:
@@ -299,6 +296,8 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
 
 _Open = tuple[list[tuple[int, int]], list[int], dict[int, list[Use]]]
 _LAST_OPEN: dict[str, tuple[PyradiceState, _Open]] = {}
+
+
 @lru_cache(maxsize=256)
 def _uses(defn: Definition, board: Board, n: int) -> list[Use]:
     return uses(defn, board, n)
@@ -307,3 +306,21 @@ def _uses(defn: Definition, board: Board, n: int) -> list[Use]:
 def _put(board: Board, n: int, die: Die) -> Board:
     return board[:n] + (die,) + board[n + 1:]
 
+
+def _two_skills(take: str, to: str, options: list[Use], limit: int) -> list[Turn]:
+    """Turns using two of the level's skill uses on different dice: every pair when there
+    are at most ``limit``, else ``limit`` pairs spread over the uses."""
+    def apart(a: Use, b: Use) -> bool:
+        return not set(a.touches()) & set(b.touches())
+
+    size = len(options)
+    if size * (size - 1) // 2 <= limit:
+        return [Turn(take, to, None, (a, b)) for i, a in enumerate(options)
+                for b in options[i + 1:] if apart(a, b)]
+    out: list[Turn] = []
+    for t in range(limit):
+        i = t * size // limit
+        j = (i + 1 + t) % size
+        if i != j and apart(options[i], options[j]):
+            out.append(Turn(take, to, None, (options[min(i, j)], options[max(i, j)])))
+    return out
