@@ -68,8 +68,8 @@ def test_reader_reads_seeded_synthetic_tables(reader) -> None:  # noqa: ANN001
                 right += int(det.value[inside[0]] == value)
     assert total == 48
     assert found / total >= 0.95
-    assert right / total >= 0.85
-    assert predicted <= total * 1.25
+    assert right / total >= 0.88
+    assert predicted <= total + 3
 
 
 def test_empty_table_has_no_dice(reader) -> None:  # noqa: ANN001
