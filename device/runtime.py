@@ -90,7 +90,7 @@ class Runtime:
         t0 = time.perf_counter()
         observation = self.observe(frame)
         observation = Observation(observation.objects, observation.zones_seen,
-                                  self._moved, frame.seq)
+                                  self._moved, frame.seq, observation.dice_moved)
         match = self.service.match(self.match_id)
         resolution = reconcile(match.game, match.state, observation, self.params)
         self._handle(resolution, frame)

@@ -79,9 +79,14 @@ class Match:
         return len(self.entries)
 
     @property
+    def live_entries(self) -> list[Entry]:
+        """The entries of the live actions (undone ones left out), in order."""
+        return [self.entries[seq] for seq, _ in self._stack]
+
+    @property
     def actions(self) -> list[str]:
-        """The live actions (undone ones left out), in order."""
-        return [self.entries[seq].text for seq, _ in self._stack]
+        """The live actions' text, in order."""
+        return [entry.text for entry in self.live_entries]
 
     def push(self, action: Any, *, source: str = "cli", confidence: float | None = None,
              data: Mapping[str, Any] | None = None) -> tuple[Event, ...]:

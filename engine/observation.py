@@ -115,17 +115,21 @@ class Observation:
             known). A roll that lands on the same faces is only told from "nothing
             happened" by this.
         frame: the frame's sequence number, for the record.
+        dice_moved: whether any die left its place since the previous observation (None:
+            not known). A roll that shows the same faces is told from a hand that only
+            moved pieces by this: dice that stayed put were not rolled.
     """
 
     objects: tuple[Observed, ...]
     zones_seen: frozenset[str] = field(default_factory=frozenset)
     moved: bool | None = None
     frame: int | None = None
+    dice_moved: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"objects": [o.to_dict() for o in self.objects],
                 "zones_seen": sorted(self.zones_seen), "moved": self.moved,
-                "frame": self.frame}
+                "frame": self.frame, "dice_moved": self.dice_moved}
 
     @staticmethod
     def from_dict(data: Mapping[str, Any]) -> Observation:
@@ -139,7 +143,7 @@ class Observation:
                                     float(o.get("confidence", 1.0)),
                                     (float(pos[0]), float(pos[1])) if pos else None))
         return Observation(tuple(objects), frozenset(data.get("zones_seen", ())),
-                           data.get("moved"), data.get("frame"))
+                           data.get("moved"), data.get("frame"), data.get("dice_moved"))
 
 
 def _observed(kind: str, zone: str | None, slot: str | None, confidence: float,

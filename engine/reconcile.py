@@ -51,6 +51,8 @@ class Params:
     """longest chain of actions one observation may explain (a roll, then a move)"""
     beam: int = 6
     """how many one-action explanations are extended to two"""
+    unrolled: float = 0.002
+    """prior factor for a roll when the observation says no die left its place"""
     ambiguous_keep: float = 0.02
     """posterior below which a candidate is not offered to the players"""
 
@@ -263,7 +265,7 @@ class _Scored:
 
 
 def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_prior: float,
-            fitter: _Fitter, params: Params) -> list[_Scored]:
+            fitter: _Fitter, params: Params, dice_moved: bool | None) -> list[_Scored]:
     """Score every candidate action from ``state`` after the legal actions ``prefix``.
 
     After a roll (``prefix`` not empty) a second roll is not considered: it would look the
@@ -285,6 +287,8 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
             p = params.illegal_prior / decisions
             after = None
             view = game.view_after(state, cand.action)
+        if cand.action.is_chance and dice_moved is False:
+            p *= params.unrolled
         if p <= 0:
             continue
         out.append(_Scored(prefix + (cand.action,), log_prior + math.log(p),
@@ -311,7 +315,8 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
     view = game.expected_view(state)
     scored = [_Scored((), math.log(p_same), fitter.log_likelihood(view), None, state, view)]
     if game.outcome(state) is None:
-        first = _expand(game, state, (), math.log(1 - p_same), fitter, params)
+        first = _expand(game, state, (), math.log(1 - p_same), fitter, params,
+                        observation.dice_moved)
         scored += first
         if params.depth >= 2:
             # Extend the best legal chance outcomes (a roll whose follow-up move happened
@@ -320,18 +325,19 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
                             and game.outcome(s.state) is None),
                            key=lambda s: s.log_likelihood + s.log_prior, reverse=True)
             for s in rolls[: params.beam]:
-                scored += _expand(game, s.state, s.actions, s.log_prior, fitter, params)
+                scored += _expand(game, s.state, s.actions, s.log_prior, fitter, params,
+                                  observation.dice_moved)
     return _posteriors(scored)
 
 
 def _posteriors(scored: Iterable[_Scored]) -> list[Explanation]:
     # Explanations that predict the same table cannot be told apart by the camera: keep the
-    # most probable a priori (a legal one over an illegal one, the shorter chain).
+    # most probable a priori (on a tie, a legal one, then the shorter chain).
     by_view: dict[View, _Scored] = {}
     for s in scored:
         kept = by_view.get(s.view)
-        if kept is None or (s.error is None, s.log_prior, -len(s.actions)) > (
-                kept.error is None, kept.log_prior, -len(kept.actions)):
+        if kept is None or (s.log_prior, s.error is None, -len(s.actions)) > (
+                kept.log_prior, kept.error is None, -len(kept.actions)):
             by_view[s.view] = s
     items = list(by_view.values())
     logs = [s.log_prior + s.log_likelihood for s in items]
@@ -358,5 +364,9 @@ def decide(explanations: Sequence[Explanation], params: Params,
         if not best.actions:
             return NoChange(best.posterior)
         return Accepted(best.actions, best.posterior)
+    # Unsure which mistake it was, but sure it was one: that is an alert, not a question.
+    illegal = sum(e.posterior for e in explanations if not e.legal)
+    if illegal >= params.accept and not best.legal:
+        return Violation(best.error.rule, best.error.detail, best.actions, illegal)
     keep = tuple(e for e in explanations[:6] if e.posterior >= params.ambiguous_keep)
     return Ambiguous(keep or (best,))

@@ -10,6 +10,7 @@ user can fix; the CLI turns those into one line on stderr.
 COMMANDS: tuple[str, ...] = (
     "demo",
     "serve",
+    "simulate",
     "games",
     "solve",
     "replay",

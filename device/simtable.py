@@ -1,0 +1,237 @@
+"""The simulated table: seeded random legal matches, shown as camera frames.
+
+Each move is a short film: a hand reaches in from the edge (motion), the table changes,
+the hand leaves, and the table stays still for a while. Now and then the light changes or
+the camera is bumped a little. With ``inject_violations`` > 0 a player sometimes makes an
+illegal move instead (one the rules name), and puts the table back once the companion
+has flagged it.
+
+``observe(frame)`` is the reading of a frame. Until the dice reader and the calibration
+read rendered tables end to end, it is a calibrated noise model on the true table of that
+frame (``device.observer_sim``): the settle → reconcile → record path is the real one, the
+pixels-to-observation step is simulated, and the figures say so.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import zlib
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from device.observer_sim import NoisyObserver, attribute_domains
+from engine import Match, Observation, get_game
+from engine.observation import View
+from vision.frame import Frame
+
+
+@dataclass
+class SimParams:
+    fps: float = 30.0
+    width: int = 640
+    height: int = 480
+    still_frames: tuple[int, int] = (8, 20)
+    """how long the table stays still after a move (frames, drawn uniformly)"""
+    hand_frames: tuple[int, int] = (6, 14)
+    """how long a hand is over the table for one move"""
+    light_change: float = 0.08
+    """chance that the light changes during a move"""
+    bump: float = 0.04
+    """chance that the camera is bumped during a move"""
+    misread: float = 0.03
+    """reader noise: chance that an attribute's top reading is wrong"""
+    inject_violations: float = 0.0
+    """chance that a player makes an illegal move instead of a legal one"""
+
+
+@dataclass
+class Scene:
+    """What is physically on the table from a frame on."""
+
+    view: View
+    actions: tuple[str, ...]  # the true actions that led here (empty for a reverted mistake)
+    illegal: str | None = None  # rule id, when this scene shows an illegal move
+    rolled: bool = False  # the dice were thrown for this scene
+
+
+class SimulatedTable:
+    """A FrameSource that plays a match by itself."""
+
+    def __init__(self, game_name: str, players: int, seed: int,
+                 params: SimParams | None = None,
+                 options: dict[str, object] | None = None) -> None:
+        self.game = get_game(game_name)
+        self.params = params or SimParams()
+        self.rng = random.Random(seed)
+        self.truth = Match(self.game, players, options, seed=seed)
+        self.id, self.fps = f"sim:{self.game.info.name}", self.params.fps
+        self._queue: deque[tuple[np.ndarray, Scene]] = deque()
+        self._scene = Scene(self.game.expected_view(self.truth.state), ())
+        self._seq = 0
+        self._light = 1.0
+        self._shift = (0, 0)
+        self._views: list[View] = [self._scene.view]
+        self.scenes_at: dict[int, Scene] = {}
+        self.still_from: dict[int, int] = {}  # frame -> first frame of its still run
+        self._last_image: np.ndarray | None = None
+        self.injected: list[tuple[int, str]] = []  # (first frame, rule id)
+        self.pending_revert = False
+        self._still(self._scene)
+
+    # --- frames -----------------------------------------------------------------------------
+    def read(self) -> Frame | None:
+        if not self._queue:
+            if not self._advance():
+                return None
+        image, scene = self._queue.popleft()
+        self.scenes_at[self._seq] = scene
+        # Still frames share one image object: the table went still at the first of them.
+        same = image is self._last_image
+        self.still_from[self._seq] = self.still_from[self._seq - 1] if same else self._seq
+        self._last_image = image
+        frame = Frame(image, self._seq, time.monotonic(), self.id)
+        self._seq += 1
+        return frame
+
+    def close(self) -> None:
+        self._queue.clear()
+
+    @property
+    def finished(self) -> bool:
+        return self.game.outcome(self.truth.state) is not None and not self._queue
+
+    def _advance(self) -> bool:
+        """Script the next move (or the fix of an illegal one); False when the match is over."""
+        if self.pending_revert:
+            self.pending_revert = False
+            view = self.game.expected_view(self.truth.state)
+            self._move(Scene(view, ()))
+            return True
+        if self.game.outcome(self.truth.state) is not None:
+            return False
+        state = self.truth.state
+        if self.params.inject_violations and self.rng.random() < self.params.inject_violations:
+            wrong = [c for c in self.game.candidates(state) if not c.legal]
+            if wrong:
+                cand = self.rng.choice(wrong)
+                view = self.game.view_after(state, cand.action)
+                if view != self._scene.view:
+                    assert cand.error is not None
+                    self.injected.append((self._seq, cand.error.rule.id))
+                    self.pending_revert = True
+                    self._move(Scene(view, (), cand.error.rule.id, cand.action.is_chance))
+                    return True
+        action = self.game.random_action(state, self.rng)
+        self.truth.push(action, source="sim")
+        self._move(Scene(self.game.expected_view(self.truth.state), (action.to_str(),),
+                         rolled=action.is_chance))
+        return True
+
+    def _move(self, scene: Scene) -> None:
+        p, rng = self.params, self.rng
+        if rng.random() < p.light_change:
+            self._light = rng.uniform(0.8, 1.15)
+        if rng.random() < p.bump:
+            self._shift = (rng.randint(-3, 3), rng.randint(-3, 3))
+        n = rng.randint(*p.hand_frames)
+        for i in range(n):
+            # the hand reaches in, works, and leaves; the table changes under it halfway
+            reach = min(i, n - 1 - i) / max(1, n // 2)
+            shown = scene if i >= n // 2 else self._scene
+            self._queue.append((self._draw(shown.view, hand=reach, jitter=i), shown))
+        self._scene = scene
+        self._views.append(scene.view)
+        self._still(scene)
+
+    def _still(self, scene: Scene) -> None:
+        image = self._draw(scene.view)
+        for _ in range(self.rng.randint(*self.params.still_frames)):
+            self._queue.append((image, scene))
+
+    # --- drawing ------------------------------------------------------------------------------
+    def _draw(self, view: View, hand: float = 0.0, jitter: int = 0) -> np.ndarray:
+        """A plain top-down picture of the table: enough for the settler's motion and hand
+        checks, not meant to be read by the dice reader."""
+        p = self.params
+        img = np.full((p.height, p.width, 3), (70, 105, 60), np.uint8)
+        zones = sorted({e.zone for e in view})
+        cols = 4
+        cell_w, cell_h = p.width // cols, p.height // max(1, (len(zones) + cols - 1) // cols)
+        counters: dict[str, int] = {}
+        for exp in view:
+            z = zones.index(exp.zone)
+            k = counters.get(exp.zone, 0)
+            counters[exp.zone] = k + 1
+            x0 = (z % cols) * cell_w + 6 + (k % 8) * 12
+            y0 = (z // cols) * cell_h + 6 + (k // 8) * 12
+            colour = zlib.crc32(repr(exp.attrs).encode()) & 0xFFFFFF
+            bgr = (colour & 255, (colour >> 8) & 255, (colour >> 16) & 255)
+            cv2.rectangle(img, (x0, y0), (x0 + 9, y0 + 9), bgr, -1)
+        if hand > 0:
+            radius = int(40 + 160 * hand)
+            cv2.ellipse(img, (p.width, p.height // 2 + jitter * 3), (radius, 60), 0, 0, 360,
+                        (120, 150, 200), -1)
+        img = cv2.convertScaleAbs(img, alpha=self._light)
+        if self._shift != (0, 0):
+            m = np.float32([[1, 0, self._shift[0]], [0, 1, self._shift[1]]])
+            img = cv2.warpAffine(img, m, (p.width, p.height), borderMode=cv2.BORDER_REPLICATE)
+        return img
+
+    # --- reading --------------------------------------------------------------------------------
+    def observer(self) -> Any:
+        """The reading of a frame: the noise model on that frame's true table."""
+        noisy = NoisyObserver(attribute_domains(self._views[-40:]), self.rng,
+                              self.params.misread)
+
+        last: list[int] = [-1]  # the frame read before this one
+
+        def observe(frame: Frame) -> Observation:
+            noisy.domains = attribute_domains(self._views[-40:])
+            obs = noisy.observe(self.scenes_at[frame.seq].view, frame=frame.seq)
+            # A die tracker compares dice positions between readings; here: was a scene
+            # between the last reading and this one a throw of the dice?
+            scenes = {id(self.scenes_at[f]): self.scenes_at[f]
+                      for f in range(last[0] + 1, frame.seq + 1)}
+            last[0] = frame.seq
+            rolled = any(s.rolled for s in scenes.values())
+            return Observation(obs.objects, obs.zones_seen, obs.moved, obs.frame, rolled)
+
+        return observe
+
+
+@dataclass
+class SimFigures:
+    """What ``dicetable simulate`` reports (see its help for each key)."""
+
+    matches: int = 0
+    moves: int = 0
+    exact: int = 0
+    accepted_without_question: int = 0
+    violations_injected: int = 0
+    violations_flagged: int = 0
+    silent_illegal: int = 0
+    latency_frames: list[int] = field(default_factory=list)
+    processing_ms: list[float] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        def pct(values: list[float], q: float) -> float:
+            return round(float(np.percentile(values, q)), 2) if values else 0.0
+
+        return {
+            "matches": self.matches,
+            "moves": self.moves,
+            "state_exact": round(self.exact / max(self.matches, 1), 4),
+            "auto_accepted": round(self.accepted_without_question / max(self.moves, 1), 4),
+            "violations_injected": self.violations_injected,
+            "violations_flagged": self.violations_flagged,
+            "silent_illegal": self.silent_illegal,
+            "latency_frames_p50": pct([float(x) for x in self.latency_frames], 50),
+            "latency_frames_p95": pct([float(x) for x in self.latency_frames], 95),
+            "processing_ms_p50": pct(self.processing_ms, 50),
+            "processing_ms_p95": pct(self.processing_ms, 95),
+        }

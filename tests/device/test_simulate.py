@@ -1,0 +1,48 @@
+"""The simulated table through the live runtime: figures and their meaning."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from device.cli import main
+from device.simtable import SimParams, SimulatedTable
+from device.simulate import simulate
+
+
+def test_simulated_table_films_each_move() -> None:
+    table = SimulatedTable("icedice", 2, seed=3, params=SimParams())
+    frames = []
+    while (frame := table.read()) is not None and len(frames) < 400:
+        frames.append(frame)
+    assert len(table.truth.actions) >= 5
+    # every move is a run of moving frames, then still ones (one image object)
+    still_runs = sum(1 for f in frames if table.still_from[f.seq] == f.seq
+                     and f.seq + 1 < len(frames) and table.still_from[f.seq + 1] == f.seq)
+    assert still_runs >= len(table.truth.actions) - 1
+
+
+def test_icedice_end_to_end_is_exact() -> None:
+    figures = simulate("icedice", 1, seed=11, params=SimParams())
+    result = figures.to_dict()
+    assert result["state_exact"] == 1.0 and result["moves"] > 20
+    assert result["auto_accepted"] >= 0.85 and result["latency_frames_p95"] <= 5
+
+
+def test_injected_violations_are_flagged() -> None:
+    figures = simulate("icedice", 1, seed=5, params=SimParams(inject_violations=0.1))
+    assert figures.violations_injected >= 3
+    assert figures.violations_flagged == figures.violations_injected
+    assert figures.silent_illegal == 0
+
+
+def test_simulate_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--game", "icedice", "--matches", "1", "--seed", "2",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) >= {"matches", "moves", "state_exact", "auto_accepted",
+                           "violations_injected", "violations_flagged", "silent_illegal",
+                           "latency_frames_p50", "latency_frames_p95", "processing_ms_p50",
+                           "processing_ms_p95"}
+    assert main(["simulate", "--game", "icedice", "--inject-violations", "2"]) == 2
