@@ -86,7 +86,7 @@ def measure_die_colours(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows = np.arange(n)
     centres = np.stack([core[rows, light.argmin(axis=1)], core[rows, light.argmax(axis=1)]], 1)
     labels = np.zeros(core.shape[:2], np.int64)
-    for _ in range(5):
+    for _ in range(3):  # starts at the extremes, so it settles in two or three steps
         dist = ((core[:, :, None, :] - centres[:, None, :, :]) ** 2).sum(axis=3)
         labels = dist.argmin(axis=2)
         onehot = np.stack([labels == 0, labels == 1], axis=2).astype(np.float32)  # (n, p, 2)

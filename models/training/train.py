@@ -28,6 +28,7 @@ import torch
 
 from models.training.dataset import Samples, hard_negatives, real_train, synthetic
 from models.training.export import export_classifier, export_detector
+from models.training.quantize import calibration_crops, quantize
 from models.training.train_classifier import (
     ece,
     fit_temperature,
@@ -36,7 +37,7 @@ from models.training.train_classifier import (
 )
 from models.training.train_detector import train_detector
 from vision.classifier import NOT_A_DIE
-from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
+from vision.onnx_models import CLASSIFIER_FILE, CLASSIFIER_FLOAT_FILE, DETECTOR_FILE
 
 logger = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
@@ -113,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     # Read the record only now: the other stage may have written it while this one trained.
     record_path = args.out / "dice_reader.json"
     record = {**(json.loads(record_path.read_text()) if record_path.exists() else {}), **record}
-    names = [n for n in (DETECTOR_FILE, CLASSIFIER_FILE) if (args.out / n).exists()]
+    names = [n for n in (DETECTOR_FILE, CLASSIFIER_FLOAT_FILE, CLASSIFIER_FILE)
+             if (args.out / n).exists()]
     record["files"] = {name: _sha256(args.out / name) for name in names}
     record_path.write_text(json.dumps(record, indent=2) + "\n")
     (args.out / "SHA256SUMS").write_text(
@@ -158,7 +160,9 @@ def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
         "ece_after": ece(p_cal, labels[held]),
     }
     print(json.dumps(metrics), file=sys.stderr)
-    export_classifier(cls, temperature, args.out / CLASSIFIER_FILE)
+    export_classifier(cls, temperature, args.out / CLASSIFIER_FLOAT_FILE)
+    quantize(args.out / CLASSIFIER_FLOAT_FILE, args.out / CLASSIFIER_FILE,
+             calibration_crops(args.seed))
     return {"classifier": metrics, "cls_epochs": args.cls_epochs,
             "classifier_command": "python -m models.training.train --stage classifier "
                                   f"--seed {args.seed} --scenes {args.scenes} "

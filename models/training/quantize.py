@@ -1,0 +1,93 @@
+"""Static int8 quantisation of the face classifier (what the reader runs by default).
+
+Usage::
+
+    python -m models.training.quantize [--models models] [--seed 0]
+
+Calibrates activation ranges on crops of the real-dice *train* split (synthetic crops when the
+shared data are absent) and writes ``dice_classifier_<date>_int8.onnx`` next to the float
+model: about 4x smaller and 1.4x faster on one x86 core, with the same test accuracy
+(see the model card). Updates ``SHA256SUMS`` and the training record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classifier import crop_dice, crops_to_tensor
+from vision.onnx_models import CLASSIFIER_FILE, CLASSIFIER_FLOAT_FILE, DETECTOR_FILE
+
+HERE = Path(__file__).resolve().parent
+
+
+def calibration_crops(seed: int, n: int = 600) -> np.ndarray:
+    from models.training.dataset import real_images, synthetic
+
+    rng = np.random.default_rng(seed)
+    try:
+        items = real_images("train")
+    except FileNotFoundError:
+        items = []
+    crops = [crop_dice(cv2.imread(str(p), cv2.IMREAD_COLOR), b) for p, b, _ in items]
+    if not crops:
+        crops = [np.stack(synthetic(40, seed, workers=1).crops)]
+    all_crops = np.concatenate(crops)
+    return all_crops[rng.choice(len(all_crops), min(n, len(all_crops)), replace=False)]
+
+
+def quantize(float_path: Path, int8_path: Path, crops: np.ndarray) -> None:
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class _Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.batches = iter([{"crops": crops_to_tensor(crops[i:i + 50])}
+                                 for i in range(0, len(crops), 50)])
+
+        def get_next(self) -> dict | None:
+            return next(self.batches, None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        quant_pre_process(str(float_path), str(pre))
+        quantize_static(str(pre), str(int8_path), _Reader(), quant_format=QuantFormat.QOperator,
+                        per_channel=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", type=Path, default=HERE.parent)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    quantize(args.models / CLASSIFIER_FLOAT_FILE, args.models / CLASSIFIER_FILE,
+             calibration_crops(args.seed))
+    record_path = args.models / "dice_reader.json"
+    record = json.loads(record_path.read_text()) if record_path.exists() else {}
+    names = [n for n in (DETECTOR_FILE, CLASSIFIER_FLOAT_FILE, CLASSIFIER_FILE)
+             if (args.models / n).exists()]
+    record["files"] = {n: hashlib.sha256((args.models / n).read_bytes()).hexdigest()
+                       for n in names}
+    record["quantize_command"] = f"python -m models.training.quantize --seed {args.seed}"
+    record_path.write_text(json.dumps(record, indent=2) + "\n")
+    (args.models / "SHA256SUMS").write_text(
+        "".join(f"{h}  {n}\n" for n, h in sorted(record["files"].items())))
+    print(json.dumps(record["files"], indent=2), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
