@@ -312,6 +312,8 @@ def explain(game: Game[Any, Any], state: State, observation: Observation,
 def _explain(game: Game[Any, Any], state: State, observation: Observation, fitter: _Fitter,
              params: Params) -> list[Explanation]:
     p_same = {None: 0.3, True: 0.02, False: 0.9}[observation.moved]
+    if observation.dice_moved:
+        p_same *= 0.05  # the dice left their places: something was done with them
     view = game.expected_view(state)
     scored = [_Scored((), math.log(p_same), fitter.log_likelihood(view), None, state, view)]
     if game.outcome(state) is None:
