@@ -113,9 +113,13 @@ class OpenCVSource:
 
     MAX_FAILURES = 30  # about a second of missing frames before the camera counts as gone
 
-    def __init__(self, target: int | str, *, live: bool | None = None) -> None:
+    def __init__(self, target: int | str, *, live: bool | None = None,
+                 size: tuple[int, int] | None = None) -> None:
         self.live = isinstance(target, int) if live is None else live
         self.id = f"usb:{target}" if isinstance(target, int) else f"file:{target}"
+        if self.live:
+            # OpenCV's own warnings about absent devices would bury our one-line error.
+            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
         self._cap = cv2.VideoCapture(target)
         if not self._cap.isOpened():
             self._cap.release()
@@ -125,6 +129,9 @@ class OpenCVSource:
         if self.live:
             # One buffered frame: a reading is of the table now, not of a second ago.
             self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
+            if size is not None:  # the camera picks its nearest mode
+                self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+                self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
         fps = self._cap.get(cv2.CAP_PROP_FPS)
         self.fps = float(fps) if fps and fps > 0 else 30.0
         self._seq, self._failures = 0, 0
@@ -202,19 +209,24 @@ AUTO_ORDER = ("picamera", "usb:0", "sim")
 
 
 def open_source(spec: str, *, env: Mapping[str, str] | None = None,
-                sim: SimFactory | None = None, picamera_module: Any = None) -> FrameSource:
-    """Open a frame source from its spec; CameraUnavailableError says what to do."""
+                sim: SimFactory | None = None, picamera_module: Any = None,
+                size: tuple[int, int] | None = None) -> FrameSource:
+    """Open a frame source from its spec; CameraUnavailableError says what to do.
+
+    ``size`` asks a live camera for that frame size (calibration wants many pixels)."""
     env = os.environ if env is None else env
     spec = spec.strip()
     if spec == "auto":
         override = env.get("DICETABLE_CAMERA", "").strip()
         if override and override != "auto":
             logger.info("DICETABLE_CAMERA=%s overrides --camera auto", override)
-            return open_source(override, env={}, sim=sim, picamera_module=picamera_module)
+            return open_source(override, env={}, sim=sim, picamera_module=picamera_module,
+                               size=size)
         problems = []
         for candidate in AUTO_ORDER:
             try:
-                return open_source(candidate, env={}, sim=sim, picamera_module=picamera_module)
+                return open_source(candidate, env={}, sim=sim,
+                                   picamera_module=picamera_module, size=size)
             except CameraUnavailableError as exc:
                 problems.append(f"{candidate}: {exc}")
                 if candidate != AUTO_ORDER[-1]:
@@ -222,12 +234,14 @@ def open_source(spec: str, *, env: Mapping[str, str] | None = None,
                                   CameraFallbackWarning, stacklevel=2)
         raise CameraUnavailableError("no camera could be opened: " + "; ".join(problems))
     if spec in ("picamera", "picamera2"):
+        if size is not None:
+            return PicameraSource(size=size, module=picamera_module)
         return PicameraSource(module=picamera_module)
     if spec.startswith("usb:"):
         index = spec[4:]
         if not index.isdigit():
             raise CameraUnavailableError(f"{spec!r}: write usb:0, usb:1...")
-        return OpenCVSource(int(index))
+        return OpenCVSource(int(index), size=size)
     if spec.startswith("file:"):
         return open_file(Path(spec[5:]).expanduser())
     if spec == "sim" or spec.startswith("sim:"):

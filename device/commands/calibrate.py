@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "rendered photos.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--image", metavar="FILE", help="a photo of the mat")
-    src.add_argument("--camera", metavar="SPEC", help="take the photo: usb:N or file:PATH")
+    src.add_argument("--camera", metavar="SPEC",
+                     help="take the photo: picamera, usb:N, auto or file:PATH")
     src.add_argument("--selftest", action="store_true",
                      help="measure position error, zones and palette on rendered photos")
     p.add_argument("--game", help="icedice, pyramid_dice, pyradice, quarriors")
@@ -47,32 +48,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def grab_frame(spec: str) -> Any:
-    """One frame from a camera spec; only what exists here: usb:N and file:PATH."""
+def grab_frame(spec: str, *, picamera_module: Any = None) -> Any:
+    """One frame from a camera spec (picamera, usb:N, auto, file:PATH)."""
     kind, _, rest = spec.partition(":")
     if kind == "file" and rest:
         return _load(rest)
-    if kind != "usb" or not rest.isdigit():
-        raise UserError(f"camera {spec!r} is not supported here: use usb:N, file:PATH, or "
-                        "--image with a photo")
-    import cv2
+    from device.camera import CameraUnavailableError, open_source
 
-    # OpenCV's own warnings about absent devices would bury our one-line error.
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
-    cap = cv2.VideoCapture(int(rest))
     try:
-        if not cap.isOpened():
-            raise UserError(f"no camera at {spec}: is it plugged in (see `ls /dev/video*`)?")
-        # Markers need pixels: ask for a large frame (the camera picks its nearest mode).
-        cap.set(cv2.CAP_PROP_FRAME_WIDTH, 1920)
-        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 1080)
-        for _ in range(5):  # the first frames of a webcam are often dark while it adjusts
-            ok, frame = cap.read()
-        if not ok or frame is None:
-            raise UserError(f"the camera at {spec} gave no picture")
-        return frame
+        # Markers need pixels: ask for a large frame.
+        source = open_source(spec, size=(1920, 1080), picamera_module=picamera_module)
+    except CameraUnavailableError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        frame = None
+        for _ in range(5):  # the first frames of a camera are often dark while it adjusts
+            frame = source.read() or frame
+    except CameraUnavailableError as exc:
+        raise UserError(str(exc)) from None
     finally:
-        cap.release()
+        source.close()
+    if frame is None:
+        raise UserError(f"the camera at {spec} gave no picture")
+    return frame.image
 
 
 def _load(path: str) -> Any:
