@@ -156,8 +156,9 @@ def test_calibrate_selftest_with_the_dice_reader(capsys: pytest.CaptureFixture[s
 
 def test_calibrate_grabs_from_the_pi_camera() -> None:
     """The calibration photo comes through the same frame sources as the live loop."""
-    from device.commands.calibrate import grab_frame
     from test_camera import fake_module  # the picamera2 stand-in (same folder)
+
+    from device.commands.calibrate import grab_frame
 
     image = grab_frame("picamera", picamera_module=fake_module())
     assert image.shape == (1080, 1920, 3)
