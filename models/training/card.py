@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", type=Path, default=HERE.parent)
     ap.add_argument("--skip-bench", action="store_true")
+    ap.add_argument("--bench-json", type=Path,
+                    help="use this `dicetable bench --json` output (measured when the machine "
+                         "was quiet) instead of measuring now")
     args = ap.parse_args(argv)
     os.environ["DICETABLE_MODELS_DIR"] = str(args.models)
     from vision.reader import DiceReader
@@ -38,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     real = shared_dir() / "data" / "real-dice"
     test = evaluate(list_dataset(real, "test"), reader.read)
     every = evaluate(list_dataset(real), reader.read)
-    bench = {} if args.skip_bench else run_bench(reader, bench_frames(3))
+    if args.bench_json:
+        bench = json.loads(args.bench_json.read_text())
+    else:
+        bench = {} if args.skip_bench else run_bench(reader, bench_frames(3))
     cls = record["classifier"]
     fills = {
         "DETSIZE": f"{(args.models / DETECTOR_FILE).stat().st_size / 1e6:.2f} MB",
