@@ -29,6 +29,7 @@ Dims = tuple[tuple[int, int], ...]
 _LAYER = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 
 
+@lru_cache(maxsize=64)
 def parse_dims(text: str) -> Dims:
     """``"5x5,4x4,3x3"`` → ((5, 5), (4, 4), (3, 3)), checked.
 

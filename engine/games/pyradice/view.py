@@ -138,6 +138,11 @@ def _well_built(board: tuple[Die | None, ...]) -> bool:
     return hit[1]
 
 
+@lru_cache(maxsize=1024)
+def _supported(geo: qy.Geometry, present: tuple[tuple[bool, ...], ...]) -> bool:
+    return qy.supported(geo, present)
+
+
 def load_state(data: Mapping[str, Any], info: GameInfo) -> PyradiceState:
     """A state from ``PyradiceState.to_dict()`` output, checked; raises InvalidStateError."""
     if not isinstance(data, Mapping) or data.get("game", "pyradice") != "pyradice":
@@ -188,15 +193,16 @@ def load_state(data: Mapping[str, Any], info: GameInfo) -> PyradiceState:
         if isinstance(exc, InvalidStateError):
             raise
         raise InvalidStateError(f"Pyradice state lacks or mangles a field: {exc!r}") from None
-    present = tuple(tuple(d is not None for d in layer) for layer in quarry)
-    if not qy.supported(qy.geometry(dims), present):
+    present = qy.presence(quarry)
+    if not _supported(qy.geometry(dims), present):
         raise InvalidStateError("Pyradice state: a quarry die does not rest on 4 dice")
     if not all(_well_built(b) for b in boards):
         raise InvalidStateError("Pyradice state: a pyramid die does not rest on 2 dice")
     placed = sum(1 for b in boards for d in b if d is not None)
     taken = qy.geometry(dims).size - sum(sum(layer) for layer in present)
     counts = [sum(1 for d in b if d is not None) for b in boards]
-    due = [sum(1 for t in range(turn - 1) if (first + t) % players == p)
+    # turns 1..turn-1 went to first, first+1, ... in a cycle
+    due = [max(0, (turn - 1 - (p - first) % players + players - 1) // players)
            for p in range(players)]
     if placed != taken or counts != due or current != (first + turn - 1) % players:
         raise InvalidStateError(f"Pyradice state: {placed} dice placed do not fit turn {turn} "
