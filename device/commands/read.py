@@ -1,4 +1,7 @@
-"""`dicetable read IMAGE... [--json] [--annotate OUT_DIR]`: dice in photos, no calibration.
+"""`dicetable read IMAGE... [--json] [--annotate OUT_DIR] [--profile PROFILE]`: dice in photos.
+
+No calibration is needed; with a table profile (`dicetable calibrate`) each die also gets its
+zone, slot, position on the table in millimetres and its colour under this table's light.
 
 Each image is read independently: a bad file gets its own error message and the others are
 still read; the exit status is 1 when any image failed.
@@ -35,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON list on stdout")
     p.add_argument("--annotate", metavar="OUT_DIR", type=Path,
                    help="also write a copy of each photo with the dice drawn on it")
+    p.add_argument("--profile", metavar="PROFILE", type=Path,
+                   help="a table profile: add each die's zone, slot and mm position")
     p.set_defaults(func=run)
 
 
@@ -66,7 +71,8 @@ def make_reader() -> DiceReader:
         raise UserError(str(exc), exit_status=1) from None
 
 
-def read_one(reader: DiceReader, path: str, annotate_dir: Path | None) -> dict:
+def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
+             profile: object | None = None) -> dict:
     """The `read --json` object of one image; a bad file fills in `error`."""
     result: dict = {"image": path, "width": None, "height": None, "error": None, "dice": []}
     try:
@@ -77,6 +83,18 @@ def read_one(reader: DiceReader, path: str, annotate_dir: Path | None) -> dict:
     result["height"], result["width"] = (int(v) for v in img.shape[:2])
     det = reader.read(img)
     result["dice"] = dice_json(det)
+    if profile is not None:
+        from calibration.observe import annotate_detections
+        from calibration.profile import ProfileError
+
+        try:
+            extra = annotate_detections(profile, det, img)
+        except ProfileError as exc:
+            result["error"] = str(exc)
+            return result
+        # The mat's own markers can look like dice to the reader: the profile knows them.
+        result["dice"] = [d | e for d, e in zip(result["dice"], extra, strict=True)
+                          if e.get("marker") is None]
     if annotate_dir is not None:
         target = annotate_dir / (Path(path).stem + ".annotated.jpg")
         if not cv2.imwrite(str(target), annotate(img, det)):
@@ -101,10 +119,18 @@ def run(args: argparse.Namespace) -> int:
             args.annotate.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(f"cannot create {args.annotate}: {exc.strerror or exc}") from None
+    profile = None
+    if args.profile is not None:
+        from calibration.profile import ProfileError, load
+
+        try:
+            profile = load(args.profile)
+        except ProfileError as exc:
+            raise UserError(str(exc)) from None
     reader = make_reader()
     results = []
     for path in args.images:
-        result = read_one(reader, path, args.annotate)
+        result = read_one(reader, path, args.annotate, profile)
         results.append(result)
         if result["error"]:
             print(f"dicetable: {path}: {result['error']}", file=sys.stderr)

@@ -162,3 +162,24 @@ def test_calibrate_grabs_from_the_pi_camera() -> None:
 
     image = grab_frame("picamera", picamera_module=fake_module())
     assert image.shape == (1080, 1920, 3)
+
+
+def test_read_with_a_profile_adds_zones_and_mm(tmp_path: Path, photo: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`dicetable read IMAGE --profile PROFILE --json`: zone, slot and mm position per die;
+    the mat's markers are never reported as dice."""
+    profile = tmp_path / "table.toml"
+    code, _, _ = cli(capsys, "calibrate", "--image", str(photo), "--game", "icedice",
+                     "--colours", "red,blue,yellow", "--out", str(profile))
+    assert code == 0
+    code, out, _ = cli(capsys, "read", str(photo), "--profile", str(profile), "--json")
+    (result,) = json.loads(out)
+    assert code == 0 and result["error"] is None
+    found = [d for d in result["dice"] if d["zone"] is not None]
+    assert len(found) >= 2  # the three dice lie in the rolling area at known places
+    for d in found:
+        assert {"zone", "slot", "position_mm", "colour"} <= set(d)
+        assert d["marker"] is None and len(d["position_mm"]) == 2
+    code, _, err = cli(capsys, "read", str(photo), "--profile", str(tmp_path / "none.toml"))
+    assert code == 2
+    one_error_line(err, "no profile at")
