@@ -117,7 +117,8 @@ def test_playout_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_demo_follows_the_simulated_match(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     record = tmp_path / "demo.json"
-    code, out, _ = cli(capsys, "demo", "--seed", "5", "--json", "--record", str(record))
+    code, out, _ = cli(capsys, "demo", "--terminal", "--seed", "5", "--json", "--record",
+                       str(record))
     summary = json.loads(out)
     assert code == 0 and summary["state_exact"] and summary["outcome"] is not None
     assert summary["accepted"] >= 0.8 * summary["moves"]

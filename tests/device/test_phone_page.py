@@ -122,3 +122,41 @@ def test_new_match_play_answer_undo(server: tuple[str, Any], page: Any) -> None:
     # the list shows the match
     page.goto(url + "/#")
     page.wait_for_selector("#matches li:has-text('Browser test')")
+
+
+def test_demo_table_live_question_and_undo(server: tuple[str, Any], page: Any) -> None:
+    """The demo: the simulated table plays while the page watches; a question is answered
+    on the page; undo takes the answer back."""
+    from device.demo import DemoTable
+
+    url, app = server
+    service = app.state.service
+    demo = DemoTable(service, "icedice", 2, seed=3, speed=8.0, answer_after=1000.0)
+    stop = threading.Event()
+    thread = threading.Thread(target=demo.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while demo.match_id is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        page.goto(url + "/")
+        page.wait_for_selector("#matches li:has-text('Demo table')")
+        page.locator("#matches li", has_text="Demo table").first.click()
+        page.wait_for_selector("#m-title:has-text('IceDice')")
+        page.wait_for_function("Number(document.querySelector('#m-title').dataset.version) >= 3",
+                               timeout=60_000)  # the state changes live
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+    mid = demo.match_id
+    view = service.view(mid)
+    candidates = [a for a in view["legal_actions"] if a != "stop"][:2]
+    service.note(mid, "question", " or ".join(candidates) + "?",
+                 data={"candidates": [{"actions": [a]} for a in candidates]})
+    page.wait_for_selector("#m-pending.question")
+    page.locator("#m-pending button.answer", has_text=candidates[1]).click()
+    page.wait_for_selector(f"#m-log li:has-text('{candidates[1]}')")
+    assert service.view(mid)["entries"][-1]["text"] == candidates[1]
+    page.get_by_role("button", name="Undo").click()
+    page.wait_for_selector("#m-log li.undo")
+    assert service.view(mid)["entries"][-1]["kind"] == "undo"

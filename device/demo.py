@@ -1,0 +1,83 @@
+"""The demo table: a simulated match played in real time behind the phone page.
+
+A background thread films the simulated table at the camera's frame rate and feeds it to the
+live runtime, exactly as a camera would. The simulated players answer the phone's questions
+and fix flagged mistakes themselves after ``answer_after`` seconds, unless someone on the
+page answers first; when a match ends, the next one starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+from device.runtime import Runtime
+from device.simtable import SimParams, SimulatedTable
+from device.web.service import MatchService
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class DemoTable:
+    service: MatchService
+    game: str
+    players: int
+    seed: int
+    speed: float = 1.0
+    """1.0 = real time at the camera's frame rate; higher plays faster"""
+    answer_after: float = 8.0
+    """seconds the simulated players wait for a human to answer before answering"""
+    pause_between: float = 10.0
+    params: SimParams = field(default_factory=SimParams)
+    match_id: str | None = None
+    table: SimulatedTable | None = None
+    matches_played: int = 0
+
+    def run(self, stop: threading.Event) -> None:
+        seed = self.seed
+        while not stop.is_set():
+            self._play(seed, stop)
+            self.matches_played += 1
+            seed += 1
+            if stop.wait(self.pause_between / self.speed):
+                return
+
+    def _play(self, seed: int, stop: threading.Event) -> None:
+        table = self.table = SimulatedTable(self.game, self.players, seed, self.params)
+        mid = self.service.create(self.game, self.players, {}, None, seed,
+                                  f"Demo table, match {self.matches_played + 1}")
+        self.match_id = mid
+        runtime = Runtime(table, table.observer(), self.service, mid)
+        period = 1.0 / (table.fps * self.speed)
+        pending_since: float | None = None
+        while not stop.is_set():
+            t0 = time.monotonic()
+            runtime.step()
+            if runtime.status == "source ended":
+                return
+            pending = self.service.view(mid)["pending"]
+            if pending is None:
+                pending_since = None
+            elif pending_since is None:
+                pending_since = time.monotonic()
+            elif time.monotonic() - pending_since > self.answer_after / self.speed:
+                self._players_answer(mid, table, pending["seq"])
+                pending_since = None
+            stop.wait(max(0.0, period - (time.monotonic() - t0)))
+
+    def _players_answer(self, mid: str, table: SimulatedTable, question: int) -> None:
+        """Tell the phone what really happened (after undoing anything that did not)."""
+        match = self.service.match(mid)
+        truth = table.truth.actions
+        while match.actions != truth[: len(match.actions)]:
+            self.service.undo(mid, None, source="players")
+        missing = truth[len(match.actions):]
+        if not missing:  # nothing had happened: say so, which closes the question
+            self.service.note(mid, "answer", "nothing happened", {"question": question},
+                              source="players")
+        for i, text in enumerate(missing):
+            self.service.act(mid, text, None, source="players",
+                             answer_to=question if i == 0 else None)
