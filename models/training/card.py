@@ -52,9 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         "INTSIZE": f"{(args.models / CLASSIFIER_FILE).stat().st_size / 1e6:.2f} MB",
         "SCENES": str(record["scenes"]),
         "REALSHARE": f"real photos {record['real_share']:.0%} of the draws, synthetic the rest",
-        "COMMANDS": "Commands of the shipped models (stages):\n\n```\n"
-                    + "\n".join(record[k] for k in ("detector_command", "classifier_command")
-                                if k in record) + "\n```",
+        "COMMANDS": "Commands that made the shipped files:\n\n```\n" + "\n".join(
+            v for k, v in sorted(record.items()) if k.startswith("command_")) + "\n```",
         "MINUTES": str(round(sum(v for k, v in record.items() if k.startswith("minutes_")))),
         "CALIB": (f"temperature {cls['temperature']:.3f}; ECE {cls['ece_before']:.4f} before, "
                   f"{cls['ece_after']:.4f} after; held-out accuracy "

@@ -81,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--scenes", type=int, default=3000, help="synthetic scenes to render")
-    ap.add_argument("--det-steps", type=int, default=2000, help="detector training steps")
-    ap.add_argument("--cls-epochs", type=int, default=5, help="classifier epochs")
+    ap.add_argument("--det-steps", type=int, default=1500, help="detector training steps")
+    ap.add_argument("--cls-epochs", type=int, default=7, help="classifier epochs")
     ap.add_argument("--real-share", type=float, default=0.5,
                     help="share of training draws taken from real train-split photos")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
@@ -111,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.stage in ("all", "classifier"):
         record.update(_classifier_stage(args, syn, real, rng))
     record["minutes_" + args.stage] = round((time.time() - t0) / 60, 1)
+    record["command_" + args.stage] = "python -m models.training.train " + " ".join(
+        sys.argv[1:] if argv is None else argv)
     # Read the record only now: the other stage may have written it while this one trained.
     record_path = args.out / "dice_reader.json"
     record = {**(json.loads(record_path.read_text()) if record_path.exists() else {}), **record}

@@ -11,8 +11,8 @@ from pathlib import Path
 from vision.evaluate import evaluate, list_dataset
 
 # Measured with the shipped models (models/dice_reader.md); floors leave a small margin.
-TEST_FLOOR = {"detected_recall": 0.985, "precision": 0.98, "value_accuracy": 0.96,
-              "read_accuracy": 0.96, "image_exact": 0.76}
+TEST_FLOOR = {"detected_recall": 0.985, "precision": 0.98, "value_accuracy": 0.955,
+              "read_accuracy": 0.955, "image_exact": 0.74}
 
 
 def test_real_test_split_meets_its_floor(real_dice: Path, reader) -> None:  # noqa: ANN001
