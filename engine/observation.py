@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 #: zone / slot / attribute value of an expected object
@@ -37,10 +38,22 @@ class Expected:
     zone: str
     slot: str | None = None
     attrs: Attrs = ()
+    # Views are hashed and sorted thousands of times per reading: keep both keys at hand.
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _key: tuple[str, str, str, Attrs] = field(default=("", "", "", ()), init=False,
+                                              repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        key = (self.kind, self.zone, self.slot or "", self.attrs)
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @staticmethod
     def make(kind: str, zone: str, slot: str | None = None, **attrs: str) -> Expected:
-        return Expected(kind, zone, slot, tuple(sorted(attrs.items())))
+        return _expected(kind, zone, slot, tuple(sorted(attrs.items())))
 
     def attr(self, name: str) -> str | None:
         for key, value in self.attrs:
@@ -49,12 +62,22 @@ class Expected:
         return None
 
 
+@lru_cache(maxsize=65536)
+def _expected(kind: str, zone: str, slot: str | None, attrs: Attrs) -> Expected:
+    # The same few hundred objects recur in every candidate view: share them.
+    return Expected(kind, zone, slot, attrs)
+
+
 View = tuple[Expected, ...]
+
+
+def _sort_key(exp: Expected) -> tuple[str, str, str, Attrs]:
+    return exp._key
 
 
 def make_view(objects: Iterable[Expected]) -> View:
     """A view in canonical order, so that equal multisets compare equal."""
-    return tuple(sorted(objects))
+    return tuple(sorted(objects, key=_sort_key))
 
 
 @dataclass(frozen=True, slots=True)
