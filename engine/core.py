@@ -146,6 +146,20 @@ class Action(Protocol):
         ...
 
 
+class Decision:
+    """Base of the actions a player decides (``is_chance`` False)."""
+
+    __slots__ = ()
+    is_chance: ClassVar[bool] = False
+
+
+class ChanceOutcome:
+    """Base of the actions chance decides, such as a roll (``is_chance`` True)."""
+
+    __slots__ = ()
+    is_chance: ClassVar[bool] = True
+
+
 class State(Protocol):
     """What every game's state values provide (they are frozen dataclasses)."""
 

@@ -8,6 +8,8 @@ from importlib import resources
 from typing import Any
 
 from engine.core import (
+    ChanceOutcome,
+    Decision,
     OptionValue,
     option_of,
 )
@@ -111,31 +113,23 @@ def trios(vault: tuple[Piece, ...], per_set: bool = True) -> int:
 
 # --- actions ------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Roll:
+class Roll(ChanceOutcome):
     """Both dice rolled, showing these faces (a chance action)."""
 
     colour: str
     size: str
-
-    @property
-    def is_chance(self) -> bool:
-        return True
 
     def to_str(self) -> str:
         return f"roll {self.colour} {self.size}"
 
 
 @dataclass(frozen=True, slots=True)
-class Take:
+class Take(Decision):
     """A piece moved to the Counter, from the Bank or (``source``) from a player's Vault."""
 
     colour: str
     size: str
     source: int | None = None  # None: the Bank
-
-    @property
-    def is_chance(self) -> bool:
-        return False
 
     @property
     def piece(self) -> Piece:
@@ -148,14 +142,10 @@ class Take:
 
 
 @dataclass(frozen=True, slots=True)
-class Simple:
+class Simple(Decision):
     """``stop``, ``bust`` (return the Counter) or ``rainbow`` (Rainbow to the Vault)."""
 
     word: str
-
-    @property
-    def is_chance(self) -> bool:
-        return False
 
     def to_str(self) -> str:
         return self.word

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import OptionValue, option_of
+from engine.core import Decision, OptionValue, option_of
 from engine.errors import InvalidActionError
 from engine.games.pyradice import pyramid as pm
 from engine.games.pyradice.pyramid import Board, Die
@@ -130,7 +130,7 @@ def texts(row: tuple[Die | None, ...]) -> list[str | None]:
 
 
 @dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(Decision):
     """One turn: the die taken from quarry slot ``take``, placed on space ``to`` (showing
     ``face`` when it was turned, which is illegal), and the skills used (at most one is
     legal)."""
@@ -139,10 +139,6 @@ class Turn:
     to: str
     face: int | None = None
     skills: tuple[Use, ...] = ()
-
-    @property
-    def is_chance(self) -> bool:
-        return False
 
     def to_str(self) -> str:
         text = f"take {self.take} to {self.to}"

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import OptionValue, option_of
+from engine.core import ChanceOutcome, Decision, OptionValue, option_of
 from engine.errors import InvalidActionError
 from engine.games.pyramid_dice.cards import Card, Slot
 
@@ -125,7 +125,7 @@ def _dice_text(values: tuple[int, ...]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Roll:
+class Roll(ChanceOutcome):
     """The turn's roll of the three dice (chance), as a sorted multiset."""
 
     values: tuple[int, int, int]
@@ -133,16 +133,12 @@ class Roll:
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", tuple(sorted(self.values)))
 
-    @property
-    def is_chance(self) -> bool:
-        return True
-
     def to_str(self) -> str:
         return f"roll {_dice_text(self.values)}"
 
 
 @dataclass(frozen=True, slots=True)
-class Reroll:
+class Reroll(Decision):
     """A re-roll of all three dice with a card (``ra`` or a god card's id) and its result.
 
     The decision and its outcome are one action: the camera sees both at once."""
@@ -153,26 +149,18 @@ class Reroll:
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", tuple(sorted(self.values)))
 
-    @property
-    def is_chance(self) -> bool:
-        return False
-
     def to_str(self) -> str:
         return f"reroll {_dice_text(self.values)} by {self.card}"
 
 
 @dataclass(frozen=True, slots=True)
-class Use:
+class Use(Decision):
     """A die-changing god ability on the die showing ``die`` (``card`` None: no card, a
     physical change the rules do not allow)."""
 
     ability: str  # flip, +1, +2, set3..set6
     die: int
     card: str | None
-
-    @property
-    def is_chance(self) -> bool:
-        return False
 
     def to_str(self) -> str:
         if self.ability.startswith("set"):
@@ -183,71 +171,51 @@ class Use:
 
 
 @dataclass(frozen=True, slots=True)
-class Take:
+class Take(Decision):
     """Take a card: ``target`` is a pyramid slot or ``side:<card id>``."""
 
     target: str
-
-    @property
-    def is_chance(self) -> bool:
-        return False
 
     def to_str(self) -> str:
         return f"take {target_text(self.target)}"
 
 
 @dataclass(frozen=True, slots=True)
-class Remove:
+class Remove(Decision):
     """Give up: move an uncovered pyramid card to the side area."""
 
     slot: str
-
-    @property
-    def is_chance(self) -> bool:
-        return False
 
     def to_str(self) -> str:
         return f"remove {self.slot}"
 
 
 @dataclass(frozen=True, slots=True)
-class Snatch:
+class Snatch(Decision):
     """Optional rule: ``player`` takes a card the unchanged dice make, face down."""
 
     player: int
     target: str
-
-    @property
-    def is_chance(self) -> bool:
-        return False
 
     def to_str(self) -> str:
         return f"snatch P{self.player + 1} {target_text(self.target)}"
 
 
 @dataclass(frozen=True, slots=True)
-class Strengthen:
+class Strengthen(Decision):
     """``player`` turns their Ra card to its strengthened side."""
 
     player: int
-
-    @property
-    def is_chance(self) -> bool:
-        return False
 
     def to_str(self) -> str:
         return f"ra strengthen P{self.player + 1}"
 
 
 @dataclass(frozen=True, slots=True)
-class Word:
+class Word(Decision):
     """``pass``, ``give up`` or ``end``."""
 
     word: str
-
-    @property
-    def is_chance(self) -> bool:
-        return False
 
     def to_str(self) -> str:
         return self.word
