@@ -1,0 +1,52 @@
+"""Looney pyramids and card slots read from rendered tables."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.layouts import load_layout
+from calibration.pieces_eval import PPM, eval_pyramids, place_stash, pyramid_photo
+from calibration.synthetic import MatRenderer
+from vision.pyramids import BASE_MM, RAINBOW, Pyramid, label_pixels, read_pyramids
+
+
+def test_all_thirty_pieces_of_a_table_are_placed():
+    layout = load_layout("icedice", 2)
+    pieces = place_stash(layout, np.random.default_rng(0), RAINBOW)
+    assert len(pieces) == 30
+    assert {(p.colour, p.size) for p in pieces} == {(c, s) for c in RAINBOW for s in BASE_MM}
+
+
+def test_one_table_of_thirty_is_read():
+    # The measured figure comes from `dicetable eval-pieces`; here one table must be nearly
+    # all right (same-colour pieces touching may cost a few: the measured figure says how many).
+    r = eval_pyramids(tables=1, seed=3)
+    assert r["pieces"] == 30
+    assert r["colour_accuracy"] >= 27 / 30 and r["size_accuracy"] >= 27 / 30
+    assert r["extra_readings"] <= 1
+
+
+def test_an_isolated_piece_of_each_size_and_the_empty_mat():
+    layout = load_layout("icedice", 2)
+    mr = MatRenderer(layout, ppm=PPM)
+    mat = np.ascontiguousarray(mr.mat[::-1])
+    rng = np.random.default_rng(1)
+    pieces = [Pyramid(100.0, 180.0, "black", "S", 10.0), Pyramid(240.0, 180.0, "yellow", "M"),
+              Pyramid(380.0, 280.0, "blue", "L", 30.0)]
+    img, cam = pyramid_photo(mr, pieces, rng)
+    got = read_pyramids(img, mr.true_homography(cam), (0.0, 0.0, *layout.size_mm),
+                        reference=mat, ppm=PPM)
+    seen = sorted((max(g.colour, key=g.colour.get), max(g.size, key=g.size.get)) for g in got)
+    assert seen == [("black", "S"), ("blue", "L"), ("yellow", "M")]
+    empty, cam = pyramid_photo(mr, [], rng)
+    assert read_pyramids(empty, mr.true_homography(cam), (0.0, 0.0, *layout.size_mm),
+                         reference=mat, ppm=PPM) == []
+
+
+def test_grey_ink_and_shadow_are_table_not_pieces():
+    top = np.full((20, 20, 3), 230, np.uint8)
+    top[5:10] = 90  # a shadow: darker, no chroma
+    top[12:14] = 20  # printed ink that the reference has too
+    ref = np.full((20, 20, 3), 230, np.uint8)
+    ref[12:14] = 20
+    assert (label_pixels(top, ref, RAINBOW) == -1).all()

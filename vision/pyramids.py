@@ -1,0 +1,279 @@
+"""Looney pyramids seen from above: drawing them on a table and reading colour and size.
+
+Sizes (base side, mm): small 25, medium 31, large 37 — UNVERIFIED (the figures the project
+was given; no public source we could read states them; the three sizes nest, and the ratio is
+what matters here). Height is taken as 1.6 x base (INFERRED from photos: tall, pointed). Both
+are constants so a measured set can replace them.
+
+Reading works on the table plane: the photo is rectified into table millimetres with the
+calibration's homography, pixels that differ from the empty table (the mat raster, or the
+table's median colour) in chroma or are much darker are pieces, each piece colour is a
+connected region, and its size comes from its base. A tall piece leans away from the
+camera's nadir in a rectified view (its apex is not on the table plane), so the base side is
+measured on the hull edges away from the apex: the apex is the hull vertex farthest out
+along the radial direction.
+
+Stacks: IceDice stacks the Bank by size and colour. From above a same-colour stack shows the
+largest piece's outline; the reader reports it as one piece of the largest size with
+``stacked=None`` (not measured). The rules engine knows the Bank's content from the moves it
+saw, so the Bank's stacks are not counted from the camera.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+BASE_MM = {"S": 25.0, "M": 31.0, "L": 37.0}
+HEIGHT_RATIO = 1.6
+#: Rendered body colours (BGR 0..255) of each pyramid colour; hue is what the reader uses.
+COLOURS_BGR = {
+    "red": (40, 30, 215), "yellow": (20, 205, 245), "green": (60, 160, 30),
+    "blue": (200, 80, 25), "black": (25, 22, 22), "cyan": (215, 185, 20),
+    "purple": (160, 40, 125),
+}
+#: Hue (OpenCV 0..180) of the translucent colours.
+HUES = {"red": 0.0, "yellow": 27.0, "green": 55.0, "cyan": 93.0, "blue": 112.0,
+        "purple": 148.0}
+RAINBOW = ("red", "yellow", "green", "blue", "black")
+SUITS_EDITION = ("red", "yellow", "green", "cyan", "purple")
+
+
+@dataclass(frozen=True, slots=True)
+class Pyramid:
+    """One pyramid standing on the table (table mm, the mat's own frame)."""
+
+    x: float
+    y: float
+    colour: str
+    size: str
+    yaw: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PyramidReading:
+    """A pyramid found in a photo."""
+
+    x: float
+    """Base centre, table mm."""
+    y: float
+    colour: dict[str, float]
+    size: dict[str, float]
+    base_mm: float
+    confidence: float
+    stacked: bool | None = None
+
+
+def _geometry(p: Pyramid) -> tuple[np.ndarray, np.ndarray]:
+    s = BASE_MM[p.size] / 2
+    a = np.deg2rad(p.yaw)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    base = np.array([[-s, -s], [s, -s], [s, s], [-s, s]]) @ rot.T + [p.x, p.y]
+    apex = np.array([p.x, p.y, BASE_MM[p.size] * HEIGHT_RATIO])
+    return np.column_stack([base, np.zeros(4)]), apex
+
+
+def draw_pyramids(image: np.ndarray, pieces: list[Pyramid], project, camera_centre: np.ndarray,
+                  light_dir: np.ndarray, rng: np.random.Generator) -> None:
+    """Draw pieces into a float32 BGR [0, 1] image in place.
+
+    Args:
+        project: table points (N, 3) mm -> pixels (N, 2) (the camera).
+        camera_centre: (3,) camera position in the same table frame.
+        light_dir: (3,) unit vector towards the light.
+    """
+    order = sorted(pieces, key=lambda p: -np.hypot(p.x - camera_centre[0],
+                                                  p.y - camera_centre[1]))
+    shadow = np.zeros(image.shape[:2], np.float32)
+    for p in pieces:  # shadows first: they lie on the table under every piece
+        base, apex = _geometry(p)
+        tip = apex[:2] - apex[2] * light_dir[:2] / max(light_dir[2], 0.3)
+        pts = project(np.vstack([base, [[*tip, 0.0]]]))
+        cv2.fillPoly(shadow, [cv2.convexHull(pts.astype(np.float32)).astype(np.int32)], 1.0,
+                     cv2.LINE_AA)
+    image *= (1 - 0.3 * cv2.GaussianBlur(shadow, (0, 0), 2.0))[..., None]
+    for p in order:
+        base, apex = _geometry(p)
+        colour = np.asarray(COLOURS_BGR[p.colour], np.float32) / 255.0
+        colour = np.clip(colour * rng.uniform(0.9, 1.1, 3), 0, 1)
+        opaque = p.colour == "black"
+        faces = []
+        for i in range(4):
+            a, b = base[i], base[(i + 1) % 4]
+            n = np.cross(b - a, apex - a)
+            n /= np.linalg.norm(n)
+            if n[2] < 0:
+                n = -n
+            centre = (a + b + apex) / 3
+            if n @ (camera_centre - centre) <= 0:
+                continue
+            faces.append((float(n @ light_dir), project(np.vstack([a, b, apex]))))
+        for lit, tri in faces:
+            shade = 0.55 + 0.45 * max(0.0, lit)
+            mask = np.zeros(image.shape[:2], np.float32)
+            cv2.fillPoly(mask, [np.round(tri * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+            m = mask[..., None]
+            if opaque:
+                body = colour * shade + 0.08 * max(0.0, lit) ** 8
+                image[:] = image * (1 - m) + body * m
+            else:  # translucent plastic: the colour filters the table seen through it
+                through = image * colour * 1.15 * shade
+                image[:] = image * (1 - m) + np.clip(0.75 * through + 0.25 * colour * shade,
+                                                     0, 1) * m
+        # a bright rim along the edges seen from above, as on real plastic
+        pts = project(np.vstack([base, apex]))
+        for i in range(4):
+            cv2.line(image, tuple(np.round(pts[i] * 16).astype(int)),
+                     tuple(np.round(pts[4] * 16).astype(int)),
+                     tuple(float(v) for v in np.clip(colour * 1.3 + 0.1, 0, 1)), 1,
+                     cv2.LINE_AA, 4)
+
+
+def rectify(image: np.ndarray, table_to_px: np.ndarray, region: tuple[float, float, float, float],
+            ppm: float) -> np.ndarray:
+    """The table region (x0, y0, x1, y1 mm) seen from straight above at `ppm` px/mm."""
+    x0, y0, x1, y1 = region
+    w, h = int(round((x1 - x0) * ppm)), int(round((y1 - y0) * ppm))
+    to_mm = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
+    return cv2.warpPerspective(image, table_to_px @ to_mm, (w, h),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def label_pixels(top: np.ndarray, reference: np.ndarray | None,
+                 palette: tuple[str, ...]) -> np.ndarray:
+    """Per pixel of a rectified view: index into `palette` of the piece colour there, -1 for
+    the table. Chroma finds translucent pieces (the table's own grey ink has none); black is
+    much darker than the table under it (a shadow only dims it by a third)."""
+    f = top.astype(np.float32) / 255.0
+    if reference is None:
+        ref = np.median(f.reshape(-1, 3), axis=0)[None, None, :] * np.ones_like(f)
+    else:
+        ref = reference.astype(np.float32) / 255.0
+    # one gain for the whole view: the light may be dimmer or tinted than the reference's
+    gain = np.median(f.reshape(-1, 3), axis=0) / np.maximum(
+        np.median(ref.reshape(-1, 3), axis=0), 1e-3)
+    f = np.clip(f / np.maximum(gain, 1e-3), 0, 1)
+    hsv = cv2.cvtColor(f, cv2.COLOR_BGR2HSV)  # H 0..360 for float input
+    hue, sat, val = hsv[..., 0] / 2, hsv[..., 1], hsv[..., 2]
+    ref_v = ref.max(axis=2)
+    ref_sat = 1 - ref.min(axis=2) / np.maximum(ref_v, 1e-3)
+    out = np.full(f.shape[:2], -1, np.int32)
+    chroma = (sat > 0.35) & (sat - ref_sat > 0.2) & (val > 0.12)
+    names = [c for c in palette if c != "black"]
+    if names:
+        hues = np.array([HUES[c] for c in names], np.float32)
+        d = np.abs(hue[..., None] - hues)
+        d = np.minimum(d, 180 - d)
+        best = np.argmin(d, axis=-1)
+        idx = np.array([palette.index(c) for c in names])
+        out[chroma] = idx[best[chroma]]
+    if "black" in palette:
+        dark = (val < 0.22) & (val < 0.35 * np.maximum(ref_v, 1e-3)) & ~chroma
+        out[dark] = palette.index("black")
+    return out
+
+
+def _base_side(hull_mm: np.ndarray, radial: np.ndarray) -> float:
+    """Base side from a piece's hull (mm): the edges that do not touch the leaning apex."""
+    eps = 1.0
+    poly = cv2.approxPolyDP(hull_mm.astype(np.float32), eps, True)[:, 0]
+    while len(poly) > 5 and eps < 6:
+        eps += 0.5
+        poly = cv2.approxPolyDP(hull_mm.astype(np.float32), eps, True)[:, 0]
+    n = len(poly)
+    if n < 3:
+        return 0.0
+    apex = int(np.argmax((poly - poly.mean(axis=0)) @ radial))
+    edges = [poly[(i + 1) % n] - poly[i] for i in range(n)
+             if i != apex and (i + 1) % n != apex]
+    if not edges:
+        return 0.0
+    # The apex moves along the radial line only, so the hull's width across it is the
+    # base's own: s (|cos a| + |sin a|), a = angle of a base side to that axis. A side's
+    # direction (from the longest base edge) is steadier than its length.
+    e = max(edges, key=lambda v: float(np.linalg.norm(v)))
+    across = np.array([-radial[1], radial[0]])
+    proj = hull_mm @ across
+    a = np.arctan2(float(e @ radial), float(e @ across))
+    return float((proj.max() - proj.min()) / (abs(np.cos(a)) + abs(np.sin(a))))
+
+
+def _radial(pts: np.ndarray, nadir: np.ndarray) -> np.ndarray:
+    r = pts.mean(axis=0) - nadir
+    return r / max(float(np.linalg.norm(r)), 1e-6)
+
+
+def _split(pts: np.ndarray, nadir: np.ndarray, depth: int = 0
+           ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Pieces of one colour standing side by side touch in the view: a region too wide for
+    one large piece is cut in two (k-means on its pixels) until each part fits one."""
+    side = _base_side(cv2.convexHull(pts)[:, 0], _radial(pts, nadir))
+    if side <= 1.1 * BASE_MM["L"] or depth >= 3 or len(pts) < 50:
+        return [(pts, np.ones(len(pts), bool))]
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
+    _, lab, _ = cv2.kmeans(pts, 2, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    out = []
+    for j in (0, 1):
+        sel = lab[:, 0] == j
+        for sub, keep in _split(pts[sel], nadir, depth + 1):
+            idx = np.nonzero(sel)[0][keep]
+            mask = np.zeros(len(pts), bool)
+            mask[idx] = True
+            out.append((sub, mask))
+    return out
+
+
+def _reading(pts: np.ndarray, labels: np.ndarray, palette: tuple[str, ...],
+             nadir: np.ndarray) -> PyramidReading:
+    side = _base_side(cv2.convexHull(pts)[:, 0], _radial(pts, nadir))
+    lik = {s: float(np.exp(-0.5 * ((side - b) / 2.0) ** 2)) for s, b in BASE_MM.items()}
+    tot = sum(lik.values()) or 1.0
+    votes = np.bincount(labels[labels >= 0], minlength=len(palette))
+    colour = {palette[i]: float(v / votes.sum()) for i, v in enumerate(votes) if v}
+    c = pts.mean(axis=0)
+    return PyramidReading(float(c[0]), float(c[1]), colour,
+                          {s: v / tot for s, v in lik.items()}, side,
+                          confidence=float(min(1.0, len(pts) / (BASE_MM["S"] ** 2 * 4))))
+
+
+def read_pyramids(image: np.ndarray, table_to_px: np.ndarray,
+                  region: tuple[float, float, float, float], *,
+                  reference: np.ndarray | None = None, nadir: tuple[float, float] | None = None,
+                  palette: tuple[str, ...] = RAINBOW, ppm: float = 2.0) -> list[PyramidReading]:
+    """Every pyramid standing in a table region of a photo.
+
+    Args:
+        image: BGR uint8 photo.
+        table_to_px: 3x3 homography, table mm -> pixels.
+        region: x0, y0, x1, y1 of the table part to search, mm.
+        reference: the empty table over the region at `ppm` (the mat raster), if known.
+        nadir: the table point under the camera, mm (default: the point seen at the image
+            centre, right for a camera looking nearly straight down).
+        palette: colour names to tell apart (RAINBOW or SUITS_EDITION).
+    """
+    top = rectify(image, table_to_px, region, ppm)
+    labels = label_pixels(top, reference, palette)
+    if nadir is None:
+        c = np.array([[[image.shape[1] / 2, image.shape[0] / 2]]])
+        nadir = tuple(cv2.perspectiveTransform(c, np.linalg.inv(table_to_px))[0, 0])
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    min_area = 0.4 * (BASE_MM["S"] * ppm) ** 2
+    out = []
+    for ci in range(len(palette)):
+        mask = cv2.morphologyEx((labels == ci).astype(np.uint8), cv2.MORPH_OPEN, kernel)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
+        n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        for k in range(1, n):
+            if stats[k, cv2.CC_STAT_AREA] < min_area:
+                continue
+            ys, xs = np.nonzero(comp == k)
+            pts = (np.column_stack([xs, ys]) / ppm + [region[0], region[1]]).astype(np.float32)
+            for part, keep in _split(pts, np.asarray(nadir)):
+                out.append(_reading(part, labels[ys[keep], xs[keep]], palette, np.asarray(nadir)))
+    return out
