@@ -98,3 +98,85 @@ def eval_pyramids(tables: int = 6, seed: int = 0, edition: str = "rainbow") -> d
         extra += len(got) - len(used)
     return {"tables": tables, "pieces": n, "found": found / n, "colour_accuracy": colour_ok / n,
             "size_accuracy": size_ok / n, "extra_readings": extra, "edition": edition}
+
+
+def draw_cards(mat: np.ndarray, layout: Layout, filled: set[str], ppm: float,
+               rng: np.random.Generator) -> np.ndarray:
+    """The mat raster (mat orientation) with cards in the `filled` slots, far rows first so
+    the nearer rows lie on them; each card a little off its slot, as a hand places it."""
+    out = mat.copy()
+    slots = sorted(layout.zone("pyramid").slots, key=lambda s: s.id)
+    for s in slots:
+        if s.id not in filled:
+            continue
+        poly = np.asarray(s.polygon)
+        c = poly.mean(axis=0) + rng.uniform(-2, 2, 2)
+        wh = poly.max(axis=0) - poly.min(axis=0)
+        box = cv2.boxPoints(((c[0] * ppm, c[1] * ppm), (wh[0] * ppm, wh[1] * ppm),
+                             float(rng.uniform(-2, 2))))
+        cv2.fillPoly(out, [np.round(box * 16).astype(np.int32)], (225, 235, 240),
+                     cv2.LINE_AA, 4)
+        inner = cv2.boxPoints(((c[0] * ppm, c[1] * ppm), ((wh[0] - 3) * ppm, (wh[1] - 3) * ppm),
+                               float(rng.uniform(-2, 2))))
+        # Pyramid Dice cards are coloured art (god pictures), never a blank white
+        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(90, 256), rng.integers(70, 240)]]])
+        base = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+        cv2.fillPoly(out, [np.round(inner * 16).astype(np.int32)], base, cv2.LINE_AA, 4)
+        for _ in range(6):  # the card's picture
+            p = (c + rng.uniform(-0.4, 0.4, 2) * wh) * ppm
+            cv2.circle(out, (int(p[0]), int(p[1])), int(rng.uniform(2, 8) * ppm),
+                       tuple(int(v) for v in rng.integers(0, 256, 3)), -1, cv2.LINE_AA)
+    return out
+
+
+def _played(slots: list, rng: np.random.Generator) -> set[str]:
+    """The slots still holding a card after some cards were taken, only ever a card with no
+    card in front of it (as the game allows)."""
+    filled = {s.id for s in slots}
+    for _ in range(int(rng.integers(0, len(slots) + 1))):
+        free = [s.id for s in slots if s.id in filled and not set(s.in_front) & filled]
+        if not free:
+            break
+        filled.discard(str(rng.choice(free)))
+    return filled
+
+
+def eval_card_slots(tables: int = 20, seed: int = 0, players: int = 2) -> dict:
+    """Slot occupancy over rendered Pyramid Dice tables with random slots filled, shadows of
+    hands that just left and light changes."""
+    from calibration.card_layout import card_slots
+    from vision.card_slots import read_slots
+
+    layout = load_layout("pyramid_dice", players)
+    mr = MatRenderer(layout, ppm=PPM)
+    empty = np.ascontiguousarray(mr.mat[::-1])
+    slots = card_slots(layout)
+    ids = [s.id for s in slots]
+    rng = np.random.default_rng(seed)
+    poly = np.array(layout.zone("pyramid").polygon)
+    region = (*poly.min(axis=0), *poly.max(axis=0))
+    x0, y0 = int(region[0] * PPM), int(region[1] * PPM)
+    x1, y1 = int(round(region[2] * PPM)), int(round(region[3] * PPM))
+    ok = n = exact = 0
+    for _ in range(tables):
+        filled = _played(slots, rng)
+        mr.mat = np.ascontiguousarray(draw_cards(empty, layout, filled, PPM, rng)[::-1])
+        cam = mr.random_pose(rng, size=(1280, 960), max_tilt=30.0)
+        light = Lighting(azimuth_deg=float(rng.uniform(0, 360)),
+                         elevation_deg=float(rng.uniform(40, 80)))
+        img = render_table(Scene((), cam, light, 0, mr.mat, 1 / mr.ppm), rng)
+        img *= np.float32(rng.uniform(0.6, 1.2))
+        for _ in range(int(rng.integers(0, 3))):  # the shadow of a hand that just left
+            m = np.zeros(img.shape[:2], np.float32)
+            cv2.ellipse(m, (int(rng.uniform(0, 1280)), int(rng.uniform(0, 960))),
+                        (int(rng.uniform(80, 250)), int(rng.uniform(60, 150))),
+                        float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+            img *= (1 - rng.uniform(0.25, 0.5) * cv2.GaussianBlur(m, (0, 0), 25))[..., None]
+        out = np.clip(img * 255 + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+        got = read_slots(out, mr.true_homography(cam), slots, empty[y0:y1, x0:x1], region, PPM)
+        right = [(got[i] >= 0.5) == (i in filled) for i in ids]
+        ok += sum(right)
+        n += len(ids)
+        exact += all(right)
+    mr.mat = np.ascontiguousarray(empty[::-1])
+    return {"tables": tables, "slots": n, "slot_accuracy": ok / n, "tables_exact": exact / tables}

@@ -50,3 +50,35 @@ def test_grey_ink_and_shadow_are_table_not_pieces():
     ref = np.full((20, 20, 3), 230, np.uint8)
     ref[12:14] = 20
     assert (label_pixels(top, ref, RAINBOW) == -1).all()
+
+
+def test_card_slots_front_rows_first_with_their_neighbours():
+    from calibration.card_layout import card_slots
+
+    slots = card_slots(load_layout("pyramid_dice", 2))
+    assert len(slots) == 28 and slots[0].id.startswith("r7")
+    by_id = {s.id: s for s in slots}
+    assert set(by_id["r3c2"].in_front) == {"r4c2", "r4c3"}
+    assert set(by_id["r3c2"].behind) == {"r2c1", "r2c2"}
+    assert by_id["r1c1"].behind == ()
+
+
+def test_card_slots_on_rendered_tables_with_hand_shadows():
+    from calibration.pieces_eval import eval_card_slots
+
+    r = eval_card_slots(tables=2, seed=5)
+    assert r["slots"] == 56 and r["slot_accuracy"] == 1.0
+
+
+def test_a_shadow_is_not_a_card():
+    from vision.card_slots import not_mat
+
+    ref = np.full((60, 60, 3), 235, np.uint8)
+    top = ref.copy()
+    top[:, :30] = (top[:, :30] * 0.55).astype(np.uint8)  # a hand's shadow, soft-edged
+    import cv2
+
+    top = cv2.GaussianBlur(top, (0, 0), 6)
+    assert not_mat(top, ref).mean() < 0.02
+    top[20:40, 20:40] = (40, 90, 200)  # a card
+    assert not_mat(top, ref)[25:35, 25:35].all()
