@@ -127,6 +127,31 @@ def _quarriors(mask: np.ndarray, look: dict, s: int) -> None:
         _star(mask, s * (0.84 - 0.16 * i), s * 0.84, s * 0.08, points=4)
 
 
+def _custom(mask: np.ndarray, seed: int, s: int) -> None:
+    """A random but reproducible glyph: stands for a face nobody catalogued (training the
+    embedding on many of them is what lets enrolment learn new dice from a few shots)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(int(rng.integers(1, 3))):
+        cx, cy = rng.uniform(0.3, 0.7, 2) * s
+        r = rng.uniform(0.15, 0.3) * s
+        kind = int(rng.integers(4))
+        if kind == 0:
+            n = int(rng.integers(3, 8))
+            ang = np.sort(rng.uniform(0, 2 * np.pi, n))
+            rad = r * rng.uniform(0.5, 1.0, n)
+            _poly(mask, list(zip(cx + rad * np.cos(ang), cy + rad * np.sin(ang), strict=True)))
+        elif kind == 1:
+            _text(mask, str(rng.choice(list("ABDEFGHKMNPRSTUVWXYZ0123456789?&#@%"))), cx, cy,
+                  r * 1.3, thick=int(rng.integers(3, 7)))
+        elif kind == 2:
+            _symbol(mask, str(rng.choice(["atom", "star", "skull", "shield", "swirl", "diamond",
+                                          "card", "reroll"])), cx, cy, r)
+        else:
+            cv2.line(mask, (int(cx - r), int(cy - r * rng.uniform(-1, 1))),
+                     (int(cx + r), int(cy + r * rng.uniform(-1, 1))), 255,
+                     int(rng.integers(4, 10)), cv2.LINE_AA)
+
+
 def ink_mask(face: Face, size: int = _DRAW_PX) -> np.ndarray:
     """(size, size) float32 in [0, 1]: where the face's ink (or colour patch) is."""
     s = _DRAW_PX
@@ -155,6 +180,8 @@ def ink_mask(face: Face, size: int = _DRAW_PX) -> np.ndarray:
         _symbol(mask, str(look["symbol"]), s / 2, s / 2, s * 0.32)
     elif kind == "quarriors":
         _quarriors(mask, look, s)
+    elif kind == "custom":
+        _custom(mask, int(look["seed"]), s)
     out = mask.astype(np.float32) / 255.0
     if size != s:
         out = cv2.resize(out, (size, size), interpolation=cv2.INTER_AREA)

@@ -18,6 +18,8 @@ COMMANDS: tuple[str, ...] = (
     "playout",
     "read",
     "eval",
+    "pieces",
+    "enrol",
     "bench",
     "mat",
     "calibrate",

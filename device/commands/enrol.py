@@ -1,0 +1,84 @@
+"""`dicetable enrol --die NAME --face LABEL IMAGE... [--profile FILE] [--base TYPE]`.
+
+Teaches the reader a die it does not know, or a symbol face of an ordinary die: each photo
+shows the die with `LABEL` up (the largest-scoring die found in it is used; a close-up with
+no die found is used whole). Shots are stored as embeddings in the profile's ``[enrolment]``
+table. ``--base d6`` keeps an ordinary die's other faces (enrol only the skull on the 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from device.errors import UserError
+from vision.imageio import ImageError, load_image
+from vision.onnx_models import ModelNotFoundError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PROFILE = Path("dicetable-profile.toml")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "enrol", help="teach the reader the faces of a new die (or a symbol face)",
+        description="Store shots of one face of a die in the profile; show each face 3-5 "
+                    "times, in the table's light, at any rotation.")
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photos showing that face up")
+    p.add_argument("--die", required=True, help="the die's name (yours to choose)")
+    p.add_argument("--face", required=True, help="what the rules see on that face (1, skull)")
+    p.add_argument("--base", help="a catalogued type whose other faces the die keeps (d6)")
+    p.add_argument("--profile", type=Path, default=DEFAULT_PROFILE,
+                   help=f"profile file to add to (default {DEFAULT_PROFILE})")
+    p.add_argument("--json", action="store_true", help="print the die's shots per face as JSON")
+    p.set_defaults(func=run)
+
+
+def _crop(image: np.ndarray, reader, detector) -> np.ndarray:
+    found = detector(image)
+    if len(found):
+        best = int(np.argmax(found.confidence))
+        return reader.crops(image, found.xyxy[best:best + 1])
+    h, w = image.shape[:2]  # a close-up: the die is the picture
+    s = min(h, w)
+    box = np.array([[(w - s) / 2, (h - s) / 2, (w + s) / 2, (h + s) / 2]]) / 1.15
+    box += np.array([(w + s) / 2, (h + s) / 2] * 2) * (1 - 1 / 1.15) / 2
+    return reader.crops(image, box)
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.enrolment import EnrolmentError, enrol
+    from vision.detector import DiceDetector
+    from vision.faces import DieFaceReader
+
+    try:
+        reader = DieFaceReader()
+        detector = DiceDetector()
+    except ModelNotFoundError as exc:
+        raise UserError(str(exc), exit_status=1) from None
+    crops = []
+    for path in args.images:
+        try:
+            crops.append(_crop(load_image(path), reader, detector))
+        except ImageError as exc:
+            raise UserError(f"{path}: {exc}") from None
+    try:
+        die = enrol(args.profile, args.die, args.face, np.concatenate(crops), reader, args.base)
+    except EnrolmentError as exc:
+        raise UserError(str(exc)) from None
+    counts = {label: len(shots) for label, shots in die.shots.items()}
+    if args.json:
+        print(json.dumps({"die": die.name, "base": die.base, "shots": counts,
+                          "profile": str(args.profile)}))
+    else:
+        print(f"{die.name}: " + ", ".join(f"{k} x{v}" for k, v in counts.items())
+              + f" (saved in {args.profile})")
+    if sum(counts.values()) < 3 * len(counts):
+        print("dicetable: 3-5 shots per face read best", file=sys.stderr)
+    return 0

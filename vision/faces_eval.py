@@ -1,0 +1,97 @@
+"""Measured face accuracy on renders never used in training, and of enrolment.
+
+- per die type: crops of every face of every shipped type, rendered with seeds the training
+  never used; a rejected reading counts as wrong.
+- enrolment: new dice (random glyph faces on random colours, none in the training set) and
+  ordinary dice whose 1 is replaced by an unseen symbol. The players' shots are rendered under
+  one steady light (:data:`ENROL`); the test crops under other light, rotation, position and
+  noise (:data:`vision.facecrops.HARSH`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from vision.dietypes import DieType, catalogue, custom, get_type
+from vision.facecrops import HARSH, TRAIN, Conditions, face_crops
+from vision.faces import DieFaceReader, EnrolledDie
+
+logger = logging.getLogger(__name__)
+
+#: Shots taken by the players: the table's light, the die held still, any rotation.
+ENROL = Conditions(gain=(0.85, 1.1), cast=0.05, tilt=0.25, persp=0.04, box_jitter=0.05,
+                   blur=(0.0, 0.5), noise=(1.0, 3.0), jpeg=(80, 95))
+
+
+def eval_types(reader: DieFaceReader, per_face: int = 100, seed: int = 10_000,
+               cond: Conditions = TRAIN) -> dict[str, dict[str, float]]:
+    """Per shipped type: accuracy, reject rate and accuracy of the accepted readings."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, dt in catalogue().items():
+        right = rejected = accepted_right = n = 0
+        for face in dt.faces:
+            got = reader.read_type(face_crops(dt, face, per_face, rng, cond, reader.crop_px), dt)
+            for r in got:
+                n += 1
+                rejected += r.label is None
+                right += r.label == face.label
+                accepted_right += r.label == face.label
+        out[name] = {"crops": n, "accuracy": right / n, "rejected": rejected / n,
+                     "accuracy_accepted": accepted_right / max(n - rejected, 1)}
+    return out
+
+
+def novel_dice(n: int, seed: int) -> list[DieType]:
+    """Dice nobody trained on: six random glyph faces on random body/ink colours."""
+    rng = np.random.default_rng(seed)
+    dice = []
+    for i in range(n):
+        body = rng.integers(0, 256, 3)
+        ink = 255 - body if rng.random() < 0.7 else rng.integers(0, 256, 3)
+        if np.abs(body.astype(int) - ink.astype(int)).sum() < 150:
+            ink = 255 - body
+        hexes = ["#" + "".join(f"{int(v):02x}" for v in c) for c in (body, ink)]
+        dice.append(custom(f"novel-{seed}-{i}", [f"f{k}" for k in range(6)], *hexes,
+                           seeds=[900_000 + seed * 100 + i * 6 + k for k in range(6)]))
+    return dice
+
+
+def _measure(reader: DieFaceReader, die: EnrolledDie, truth: DieType, tests: int,
+             rng: np.random.Generator) -> tuple[int, int]:
+    right = n = 0
+    for face in {f.label: f for f in truth.faces}.values():
+        got = reader.read_enrolled(face_crops(truth, face, tests, rng, HARSH,
+                                              reader.crop_px), die)
+        right += sum(r.label == face.label for r in got)
+        n += len(got)
+    return right, n
+
+
+def eval_enrolment(reader: DieFaceReader, shots: int, dice: int = 8, tests: int = 40,
+                   seed: int = 20_000) -> dict[str, float]:
+    """Accuracy after `shots` enrolment shots per face, on new dice and on d6 with a symbol."""
+    rng = np.random.default_rng(seed + shots)
+    right = n = 0
+    for dt in novel_dice(dice, seed):
+        die = EnrolledDie(dt.name)
+        for face in {f.label: f for f in dt.faces}.values():
+            _, emb = reader.infer(face_crops(dt, face, shots, rng, ENROL, reader.crop_px))
+            die.add(face.label, emb)
+        r, k = _measure(reader, die, dt, tests, rng)
+        right, n = right + r, n + k
+    new_right = right / n
+    # ordinary dice whose 1 shows a symbol nobody trained on: only that face is enrolled
+    right = n = 0
+    d6 = get_type("d6")
+    for i in range(dice):
+        glyph = custom("sym", ["1"], d6.body, d6.ink, seeds=[950_000 + seed + i]).faces[0]
+        truth = DieType(f"d6-symbol-{i}", "", d6.body, d6.ink, (glyph, *d6.faces[1:]))
+        die = EnrolledDie(truth.name, base="d6")
+        _, emb = reader.infer(face_crops(truth, glyph, shots, rng, ENROL, reader.crop_px))
+        die.add("1", emb)
+        r, k = _measure(reader, die, truth, tests, rng)
+        right, n = right + r, n + k
+    return {"shots": shots, "new_dice_accuracy": new_right, "symbol_face_accuracy": right / n}
