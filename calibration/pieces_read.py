@@ -1,0 +1,108 @@
+"""Custom dice, pyramids and cards of a game in one photo: what `dicetable read --game G`
+adds, and the :class:`engine.observation.Observed` objects the live loop weighs.
+
+- dice of a game with catalogued die types (IceDice, Quarriors): the type of each die is the
+  one whose face means (embedding of rendered faces) lie nearest; its face is then read with
+  that type's calibrated probabilities.
+- pyramids (IceDice) and card slots (Pyramid Dice) need the profile: they are read on the
+  table plane, against the mat's own raster.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from calibration.card_layout import card_slots
+from calibration.layouts import Layout
+from calibration.mat import render_mat
+from calibration.profile import Profile
+from engine.observation import Observed
+from vision.card_slots import read_slots
+from vision.detections import Detections
+from vision.dietypes import game_types
+from vision.faces import DieFaceReader
+from vision.pyramids import RAINBOW, SUITS_EDITION, read_pyramids
+
+logger = logging.getLogger(__name__)
+
+PPM = 2.0
+
+
+def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, game: str
+                    ) -> list[dict[str, Any] | None]:
+    """Per detection: type, face, face_probability and faces (distribution) for the game's
+    catalogued die types; None for every die when the game has none (plain d6)."""
+    types = game_types(game)
+    if not types or len(det) == 0:
+        return [None] * len(det)
+    crops = reader.crops(image, det.xyxy)
+    _, emb = reader.infer(crops)
+    names, means = [], []
+    for t in types:
+        for m in reader.base_means(t).values():
+            names.append(t)
+            means.append(m)
+    nearest = np.argmax(emb @ np.stack(means).T, axis=1)
+    out: list[dict[str, Any] | None] = []
+    for i in range(len(det)):
+        t = names[int(nearest[i])]
+        r = reader.read_type(crops[i:i + 1], t)[0]
+        out.append({"type": t, "face": r.label, "face_probability": round(r.probability, 4),
+                    "faces": {k: round(v, 4) for k, v in r.dist.items()}})
+    return out
+
+
+@cache
+def _mat(layout: Layout) -> np.ndarray:
+    return render_mat(layout, PPM)
+
+
+def read_table_pieces(profile: Profile, image: np.ndarray, edition: str = "rainbow"
+                      ) -> list[dict[str, Any]]:
+    """Pyramids (IceDice) or card slots (Pyramid Dice) of a calibrated table photo."""
+    layout, g = profile.layout, profile.geometry
+    region = (0.0, 0.0, *layout.size_mm)
+    out: list[dict[str, Any]] = []
+    if layout.game == "icedice":
+        palette = SUITS_EDITION if edition == "suits" else RAINBOW
+        for p in read_pyramids(image, g.homography, region, reference=_mat(layout),
+                               nadir=g.camera_mm[:2], palette=palette, ppm=PPM):
+            zone, slot = layout.locate((p.x, p.y))
+            out.append({"kind": "piece", "type": "pyramid", "zone": zone, "slot": slot,
+                        "position_mm": [round(p.x, 1), round(p.y, 1)],
+                        "colour": max(p.colour, key=p.colour.get),
+                        "size": max(p.size, key=p.size.get),
+                        "colours": {k: round(v, 4) for k, v in p.colour.items()},
+                        "sizes": {k: round(v, 4) for k, v in p.size.items()},
+                        "base_mm": round(p.base_mm, 1)})
+    elif layout.game == "pyramid_dice":
+        slots = card_slots(layout)
+        poly = np.array(layout.zone("pyramid").polygon)
+        x0, y0 = poly.min(axis=0)
+        x1, y1 = poly.max(axis=0)
+        mat = _mat(layout)
+        ref = mat[int(y0 * PPM):int(round(y1 * PPM)), int(x0 * PPM):int(round(x1 * PPM))]
+        got = read_slots(image, g.homography, slots, ref, (x0, y0, x1, y1), PPM)
+        for s in slots:
+            out.append({"kind": "card", "type": "card", "zone": "pyramid", "slot": s.id,
+                        "present": got[s.id] >= 0.5, "probability": round(got[s.id], 4)})
+    return out
+
+
+def observed_pieces(pieces: list[dict[str, Any]]) -> list[Observed]:
+    """The engine's view of read pieces: pyramids with colour and size distributions, the
+    cards present in their slots (the card's identity is the state's, not the camera's)."""
+    out = []
+    for p in pieces:
+        if p["kind"] == "piece":
+            out.append(Observed.make("piece", p["zone"], p["slot"],
+                                     position_mm=tuple(p["position_mm"]),
+                                     colour=p["colours"], size=p["sizes"]))
+        elif p["kind"] == "card" and p["present"]:
+            out.append(Observed.make("card", p["zone"], p["slot"],
+                                     confidence=float(p["probability"])))
+    return out

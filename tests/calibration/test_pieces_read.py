@@ -1,0 +1,53 @@
+"""Pieces of a calibrated photo as `read --game` objects and engine observations."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.homography import Geometry
+from calibration.layouts import load_layout
+from calibration.pieces_eval import PPM, draw_cards, pyramid_photo
+from calibration.pieces_read import observed_pieces, read_table_pieces
+from calibration.profile import Profile
+from calibration.synthetic import MatRenderer
+from vision.pyramids import Pyramid
+from vision.renderer import Lighting, Scene, render_table
+
+
+def _profile(mr: MatRenderer, cam) -> Profile:
+    _, centre = cam.extrinsics()
+    nadir = np.linalg.solve(mr.to_table_h, [centre[0], centre[1], 1.0])[:2]
+    geometry = Geometry(mr.true_homography(cam), (cam.width, cam.height), cam.focal_px,
+                        (float(nadir[0]), float(nadir[1]), float(centre[2])), 0.1, 0.1, 20,
+                        20, 20)
+    return Profile(mr.layout, geometry)
+
+
+def test_pyramids_in_their_zones():
+    layout = load_layout("icedice", 2)
+    mr = MatRenderer(layout, ppm=PPM)
+    bank = layout.zone("bank").polygon
+    vault = layout.zone("vault:0").polygon
+    pieces = [Pyramid(bank[0][0] + 30, bank[0][1] + 30, "green", "L", 20.0),
+              Pyramid(vault[0][0] + 60, vault[0][1] + 40, "red", "S", 5.0)]
+    img, cam = pyramid_photo(mr, pieces, np.random.default_rng(2))
+    got = read_table_pieces(_profile(mr, cam), img)
+    seen = sorted((p["zone"], p["colour"], p["size"]) for p in got)
+    assert seen == [("bank", "green", "L"), ("vault:0", "red", "S")]
+    obs = observed_pieces(got)
+    assert {o.kind for o in obs} == {"piece"} and obs[0].top("size") in ("L", "S")
+
+
+def test_cards_present_in_their_slots():
+    layout = load_layout("pyramid_dice", 2)
+    mr = MatRenderer(layout, ppm=PPM)
+    empty = mr.mat
+    filled = {s.id for s in layout.zone("pyramid").slots} - {"r7c1", "r7c2", "r6c1"}
+    rng = np.random.default_rng(4)
+    mr.mat = np.ascontiguousarray(draw_cards(empty[::-1], layout, filled, PPM, rng)[::-1])
+    cam = mr.random_pose(rng, size=(1280, 960), max_tilt=20.0)
+    img = render_table(Scene((), cam, Lighting(), 0, mr.mat, 1 / mr.ppm), rng)
+    photo = np.clip(img * 255, 0, 255).astype(np.uint8)
+    got = read_table_pieces(_profile(mr, cam), photo)
+    assert {p["slot"] for p in got if p["present"]} == filled
+    assert len(observed_pieces(got)) == len(filled)
