@@ -47,7 +47,8 @@ def make_targets(boxes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, 
 def sample_window(img: np.ndarray, boxes: np.ndarray, rng: np.random.Generator
                   ) -> tuple[np.ndarray, np.ndarray]:
     """A random augmented WINDOW x WINDOW view of one training image and its boxes."""
-    s = float(np.exp(rng.uniform(np.log(0.6), np.log(1.6))))
+    # Wide scale jitter: close-up photos have dice of 100-250 px at the network's scale.
+    s = float(np.exp(rng.uniform(np.log(0.5), np.log(2.6))))
     h, w = img.shape[:2]
     mat = np.array([[s, 0, 0], [0, s, 0]], np.float64)
     # Prefer windows that contain dice: centre on a random die most of the time.
