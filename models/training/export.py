@@ -49,3 +49,12 @@ def export_detector(net: DiceDetector, path: Path) -> None:
             ["heat", "peak", "geom"],
             {"image": {0: "n", 2: "h", 3: "w"}, "heat": {0: "n", 2: "gh", 3: "gw"},
              "peak": {0: "n", 2: "gh", 3: "gw"}, "geom": {0: "n", 2: "gh", 3: "gw"}})
+
+
+def update_sha256sums(folder: Path, digests: dict[str, str]) -> None:
+    """Set these files' lines in ``folder/SHA256SUMS``, keeping other models' lines."""
+    path = folder / "SHA256SUMS"
+    lines = path.read_text().splitlines() if path.exists() else []
+    kept = {ln.split()[1]: ln.split()[0] for ln in lines if len(ln.split()) == 2}
+    kept.update(digests)
+    path.write_text("".join(f"{h}  {n}\n" for n, h in sorted(kept.items())))

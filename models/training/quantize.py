@@ -22,6 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models.training.export import update_sha256sums
 from vision.classifier import crop_dice, crops_to_tensor
 from vision.onnx_models import CLASSIFIER_FILE, CLASSIFIER_FLOAT_FILE, DETECTOR_FILE
 
@@ -83,8 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                        for n in names}
     record["quantize_command"] = f"python -m models.training.quantize --seed {args.seed}"
     record_path.write_text(json.dumps(record, indent=2) + "\n")
-    (args.models / "SHA256SUMS").write_text(
-        "".join(f"{h}  {n}\n" for n, h in sorted(record["files"].items())))
+    update_sha256sums(args.models, record["files"])
     print(json.dumps(record["files"], indent=2), file=sys.stderr)
     return 0
 

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from models.training.dataset import Samples, hard_negatives, real_train, synthetic
-from models.training.export import export_classifier, export_detector
+from models.training.export import export_classifier, export_detector, update_sha256sums
 from models.training.quantize import calibration_crops, quantize
 from models.training.train_classifier import (
     ece,
@@ -120,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
              if (args.out / n).exists()]
     record["files"] = {name: _sha256(args.out / name) for name in names}
     record_path.write_text(json.dumps(record, indent=2) + "\n")
-    (args.out / "SHA256SUMS").write_text(
-        "".join(f"{h}  {n}\n" for n, h in sorted(record["files"].items())))
+    update_sha256sums(args.out, record["files"])
     print(json.dumps(record, indent=2))
     return 0
 
