@@ -72,8 +72,7 @@ def enrol(path: str | Path, die: str, label: str, crops: np.ndarray, reader: Die
     entry = dice.get(die) or EnrolledDie(die, base=base)
     if base is not None:
         entry.base = base
-    _, emb = reader.infer(crops)
-    entry.add(label, emb)
+    entry.add(label, reader.embed(crops))
     dice[die] = entry
     save_enrolled(path, dice)
     return entry

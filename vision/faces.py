@@ -34,7 +34,7 @@ REJECT_BELOW = 0.6
 #: Cosine similarity -> logit scale of the nearest-class-mean reader (a softmax temperature).
 NCM_SCALE = 25.0
 #: An enrolled die's face whose best similarity is under this is rejected.
-NCM_MIN_SIMILARITY = 0.5
+NCM_MIN_SIMILARITY = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,10 @@ class FaceReading:
     label: str | None
     """Best label, or None when rejected."""
     probability: float
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-9)
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -92,6 +96,15 @@ class DieFaceReader:
         logits, emb = self.session.run(None, {"crops": x})
         return logits.astype(np.float64), emb.astype(np.float64)
 
+    def embed(self, crops: np.ndarray) -> np.ndarray:
+        """Unit embeddings averaged over the crop turned 0, 90, 180 and 270 degrees: a face
+        shot at one rotation then matches the same face at any other."""
+        if len(crops) == 0:
+            return np.zeros((0, 96))
+        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
+        _, emb = self.infer(np.ascontiguousarray(turned))
+        return _unit(emb.reshape(4, len(crops), -1).mean(axis=0))
+
     def read_type(self, crops: np.ndarray, dtype: DieType | str) -> list[FaceReading]:
         """Faces of crops of dice of one catalogued type."""
         dt = get_type(dtype) if isinstance(dtype, str) else dtype
@@ -108,8 +121,11 @@ class DieFaceReader:
         means = self.class_means(die)
         labels = list(means)
         m = np.stack([means[lb] for lb in labels])
-        _, emb = self.infer(crops)
-        sim = emb @ m.T
+        # The embedding (after a ReLU) shares a large common part between all faces:
+        # measured from the die's own face means, it is taken out before comparing.
+        centre = m.mean(axis=0)
+        m = _unit(m - centre)
+        sim = _unit(self.embed(crops) - centre) @ m.T
         out = []
         for s, p in zip(sim, _softmax(sim * NCM_SCALE), strict=True):
             r = self._reading(labels, p, REJECT_BELOW)
@@ -125,8 +141,7 @@ class DieFaceReader:
             means.update({k: v for k, v in self.base_means(die.base).items()
                           if k not in die.shots})
         for label, shots in die.shots.items():
-            v = np.asarray(shots, np.float64).mean(axis=0)
-            means[label] = v / max(float(np.linalg.norm(v)), 1e-9)
+            means[label] = _unit(np.asarray(shots, np.float64).mean(axis=0))
         if not means:
             raise ValueError(f"die {die.name} has no enrolled face")
         return means
@@ -140,9 +155,8 @@ class DieFaceReader:
             for face in dt.faces:
                 if face.label in out:
                     continue
-                _, emb = self.infer(face_crops(dt, face, shots, rng, TRAIN, self.crop_px))
-                v = emb.mean(axis=0)
-                out[face.label] = v / max(float(np.linalg.norm(v)), 1e-9)
+                emb = self.embed(face_crops(dt, face, shots, rng, TRAIN, self.crop_px))
+                out[face.label] = _unit(emb.mean(axis=0))
             self._base_means[name] = out
         return self._base_means[name]
 

@@ -78,7 +78,7 @@ def eval_enrolment(reader: DieFaceReader, shots: int, dice: int = 8, tests: int 
     for dt in novel_dice(dice, seed):
         die = EnrolledDie(dt.name)
         for face in {f.label: f for f in dt.faces}.values():
-            _, emb = reader.infer(face_crops(dt, face, shots, rng, ENROL, reader.crop_px))
+            emb = reader.embed(face_crops(dt, face, shots, rng, ENROL, reader.crop_px))
             die.add(face.label, emb)
         r, k = _measure(reader, die, dt, tests, rng)
         right, n = right + r, n + k
@@ -90,7 +90,7 @@ def eval_enrolment(reader: DieFaceReader, shots: int, dice: int = 8, tests: int 
         glyph = custom("sym", ["1"], d6.body, d6.ink, seeds=[950_000 + seed + i]).faces[0]
         truth = DieType(f"d6-symbol-{i}", "", d6.body, d6.ink, (glyph, *d6.faces[1:]))
         die = EnrolledDie(truth.name, base="d6")
-        _, emb = reader.infer(face_crops(truth, glyph, shots, rng, ENROL, reader.crop_px))
+        emb = reader.embed(face_crops(truth, glyph, shots, rng, ENROL, reader.crop_px))
         die.add("1", emb)
         r, k = _measure(reader, die, truth, tests, rng)
         right, n = right + r, n + k

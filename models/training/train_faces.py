@@ -160,6 +160,8 @@ def main() -> None:
     ap.add_argument("--per-face", type=int, default=160)
     ap.add_argument("--steps", type=int, default=1500)
     ap.add_argument("--cache", type=Path, help="keep the rendered crops in this .npz")
+    ap.add_argument("--no-aux", action="store_true",
+                    help="train on the shipped faces only (all capacity to them)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO)
     t0 = time.time()
@@ -171,6 +173,9 @@ def main() -> None:
         crops, labels = make_data(args.per_face, args.seed)
         if args.cache is not None:
             np.savez(args.cache, crops=crops, labels=np.array(labels))
+    if args.no_aux:
+        keep = np.array([not lb.startswith("aux") for lb in labels])
+        crops, labels = crops[keep], [lb for lb, k in zip(labels, keep, strict=True) if k]
     shipped = list(all_labels())
     vocab = shipped + sorted(set(labels) - set(shipped))
     index = {lb: i for i, lb in enumerate(vocab)}
@@ -198,7 +203,8 @@ def main() -> None:
             "per_face": args.per_face, "steps": args.steps, "crops": len(y),
             "torch": torch.__version__, "minutes": round((time.time() - t0) / 60, 1),
             "command": f"python -m models.training.train_faces --seed {args.seed} "
-                       f"--per-face {args.per_face} --steps {args.steps}"}
+                       f"--per-face {args.per_face} --steps {args.steps}"
+                       + (" --no-aux" if args.no_aux else "")}
     (MODELS / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     sums = MODELS / "SHA256SUMS"
     lines = [ln for ln in sums.read_text().splitlines() if not ln.endswith(ONNX_FILE)]

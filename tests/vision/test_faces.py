@@ -1,0 +1,92 @@
+"""The shipped die-face model: faces of known types, enrolment, profile storage, the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dietypes import get_type
+from vision.facecrops import TRAIN, face_crops
+from vision.faces import DieFaceReader, EnrolledDie
+from vision.faces_eval import ENROL, novel_dice
+
+
+@pytest.fixture(scope="module")
+def reader() -> DieFaceReader:
+    return DieFaceReader()
+
+
+@pytest.mark.parametrize("name", ["icedice-colour-rainbow", "icedice-colour-suits",
+                                  "icedice-size", "quarriors-quake-dragon", "d6-skull1"])
+def test_faces_of_a_known_type(reader, name):
+    dt = get_type(name)
+    rng = np.random.default_rng(77)
+    right = n = 0
+    for face in dt.faces:
+        for r in reader.read_type(face_crops(dt, face, 4, rng, TRAIN, reader.crop_px), dt):
+            assert set(r.dist) == set(dt.labels)
+            assert abs(sum(r.dist.values()) - 1) < 1e-6
+            right += r.label == face.label
+            n += 1
+    assert right / n >= 0.75  # a floor; `dicetable pieces` measures the figure
+
+
+def test_a_blank_crop_is_not_read_as_a_confident_face(reader):
+    blank = np.full((3, reader.crop_px, reader.crop_px, 3), 128, np.uint8)
+    got = reader.read_type(blank, "quarriors-portal")
+    assert all(r.label is None or r.probability < 0.99 for r in got)
+
+
+def test_enrolment_learns_a_new_die_from_five_shots(reader):
+    dt = novel_dice(1, seed=4242)[0]
+    rng = np.random.default_rng(1)
+    die = EnrolledDie(dt.name)
+    for face in dt.faces:
+        die.add(face.label, reader.embed(face_crops(dt, face, 5, rng, ENROL, reader.crop_px)))
+    right = n = 0
+    for face in dt.faces:
+        for r in reader.read_enrolled(face_crops(dt, face, 5, rng, TRAIN, reader.crop_px), die):
+            right += r.label == face.label
+            n += 1
+    assert right / n >= 0.3  # well above chance (1/6); the figure is measured, and weak
+
+
+def test_a_symbol_face_on_a_d6_keeps_the_other_faces(reader):
+    skull = get_type("d6-skull1")
+    rng = np.random.default_rng(2)
+    die = EnrolledDie("my-skull-die", base="d6")
+    die.add("1", reader.embed(face_crops(skull, skull.faces[0], 5, rng, ENROL,
+                                         reader.crop_px)))
+    means = reader.class_means(die)
+    assert sorted(means) == ["1", "2", "3", "4", "5", "6"]
+    got = reader.read_enrolled(face_crops(skull, skull.faces[0], 6, rng, TRAIN,
+                                          reader.crop_px), die)
+    assert sum(r.label == "1" for r in got) >= 5
+
+
+def test_enrol_command_stores_shots_in_the_profile(tmp_path, capsys):
+    from calibration.enrolment import load_enrolled
+    from device.cli import main
+
+    dt = get_type("d6-emblem6")
+    rng = np.random.default_rng(3)
+    paths = []
+    for i, crop in enumerate(face_crops(dt, dt.faces[5], 3, rng, ENROL, 48)):
+        p = tmp_path / f"shot{i}.png"
+        cv2.imwrite(str(p), cv2.resize(crop, (240, 240)))
+        paths.append(str(p))
+    profile = tmp_path / "p.toml"
+    profile.write_text('format = "dicetable-profile/1"\ngame = "icedice"\n')
+    assert main(["enrol", "--die", "promo", "--face", "6", "--base", "d6", "--profile",
+                 str(profile), "--json", *paths]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["shots"] == {"6": 3} and out["base"] == "d6"
+    dice = load_enrolled(profile)
+    assert len(dice["promo"].shots["6"]) == 3
+    assert 'game = "icedice"' in profile.read_text()  # the rest of the profile is kept
+    assert main(["enrol", "--die", "promo", "--face", "6", "--profile", str(profile),
+                 str(tmp_path / "missing.png")]) != 0
+    assert "missing.png" in capsys.readouterr().err
