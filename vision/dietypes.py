@@ -133,10 +133,10 @@ def game_types(game: str) -> tuple[str, ...]:
 
 
 def custom(name: str, labels: list[str], body: str = "#ececec", ink: str = "#141414",
-           seeds: list[int] | None = None) -> DieType:
+           seeds: list[int] | None = None, bold: bool = False) -> DieType:
     """A die type made in code: random glyph faces (training) or enrolled faces (whose look
     is only known from the players' shots; drawn as a glyph of the label's seed)."""
     seeds = seeds if seeds is not None else [abs(hash((name, lb))) % 2**31 for lb in labels]
-    faces = tuple(Face(lb, (("kind", "custom"), ("seed", sd)))
+    faces = tuple(Face(lb, (("bold", bold), ("kind", "custom"), ("seed", sd)))
                   for lb, sd in zip(labels, seeds, strict=True))
     return DieType(name, name, body, ink, faces, "user-defined")

@@ -127,13 +127,13 @@ def _quarriors(mask: np.ndarray, look: dict, s: int) -> None:
         _star(mask, s * (0.84 - 0.16 * i), s * 0.84, s * 0.08, points=4)
 
 
-def _custom(mask: np.ndarray, seed: int, s: int) -> None:
-    """A random but reproducible glyph: stands for a face nobody catalogued (training the
-    embedding on many of them is what lets enrolment learn new dice from a few shots)."""
+def _custom(mask: np.ndarray, seed: int, s: int, bold: bool = False) -> None:
+    """A random but reproducible glyph: stands for a face nobody catalogued. ``bold``: one
+    large centred symbol, as symbol dice print them; else one or two marks anywhere."""
     rng = np.random.default_rng(seed)
-    for _ in range(int(rng.integers(1, 3))):
-        cx, cy = rng.uniform(0.3, 0.7, 2) * s
-        r = rng.uniform(0.15, 0.3) * s
+    for _ in range(1 if bold else int(rng.integers(1, 3))):
+        cx, cy = (s / 2, s / 2) if bold else tuple(rng.uniform(0.3, 0.7, 2) * s)
+        r = rng.uniform(0.28, 0.36) * s if bold else rng.uniform(0.15, 0.3) * s
         kind = int(rng.integers(4))
         if kind == 0:
             n = int(rng.integers(3, 8))
@@ -181,7 +181,7 @@ def ink_mask(face: Face, size: int = _DRAW_PX) -> np.ndarray:
     elif kind == "quarriors":
         _quarriors(mask, look, s)
     elif kind == "custom":
-        _custom(mask, int(look["seed"]), s)
+        _custom(mask, int(look["seed"]), s, bool(look.get("bold", False)))
     out = mask.astype(np.float32) / 255.0
     if size != s:
         out = cv2.resize(out, (size, size), interpolation=cv2.INTER_AREA)

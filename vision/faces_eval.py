@@ -45,17 +45,19 @@ def eval_types(reader: DieFaceReader, per_face: int = 100, seed: int = 10_000,
 
 
 def novel_dice(n: int, seed: int) -> list[DieType]:
-    """Dice nobody trained on: six random glyph faces on random body/ink colours."""
+    """Dice nobody trained on: a bold random symbol on each face, random body/ink colours
+    (ink and body differ in brightness, as printed dice do)."""
     rng = np.random.default_rng(seed)
     dice = []
     for i in range(n):
         body = rng.integers(0, 256, 3)
         ink = 255 - body if rng.random() < 0.7 else rng.integers(0, 256, 3)
-        if np.abs(body.astype(int) - ink.astype(int)).sum() < 150:
-            ink = 255 - body
+        if abs(int(body.mean()) - int(ink.mean())) < 80:
+            ink = np.full(3, 20 if body.mean() > 127 else 235)
         hexes = ["#" + "".join(f"{int(v):02x}" for v in c) for c in (body, ink)]
         dice.append(custom(f"novel-{seed}-{i}", [f"f{k}" for k in range(6)], *hexes,
-                           seeds=[900_000 + seed * 100 + i * 6 + k for k in range(6)]))
+                           seeds=[900_000 + seed * 100 + i * 6 + k for k in range(6)],
+                           bold=True))
     return dice
 
 
@@ -87,7 +89,8 @@ def eval_enrolment(reader: DieFaceReader, shots: int, dice: int = 8, tests: int 
     right = n = 0
     d6 = get_type("d6")
     for i in range(dice):
-        glyph = custom("sym", ["1"], d6.body, d6.ink, seeds=[950_000 + seed + i]).faces[0]
+        glyph = custom("sym", ["1"], d6.body, d6.ink, seeds=[950_000 + seed + i],
+                       bold=True).faces[0]
         truth = DieType(f"d6-symbol-{i}", "", d6.body, d6.ink, (glyph, *d6.faces[1:]))
         die = EnrolledDie(truth.name, base="d6")
         emb = reader.embed(face_crops(truth, glyph, shots, rng, ENROL, reader.crop_px))
