@@ -156,13 +156,29 @@ function render(view) {
     el("th", {}, "P" + (s.player + 1)), el("td", {class: "total"}, String(s.total)),
     el("td", {class: "breakdown"}, s.breakdown.filter((b) => b.points).map(
       (b) => `${b.rule} ${b.points}`).join(" · ")))));
-  $("#m-table").textContent = JSON.stringify(view.state, null, 1);
+  $("#m-table").replaceChildren(...tableRows(view.state));
   renderPending(view);
   renderActions();
   const log = $("#m-log");
   log.replaceChildren(...view.entries.slice().reverse().map((e) => el("li",
     {class: e.kind}, `${e.kind === "action" ? "" : e.kind + ": "}${e.text} `,
     el("span", {class: "src"}, e.source))));
+}
+
+// The state as readable rows: lists joined, per-player lists labelled P1, P2...
+function tableRows(stateObj) {
+  const rows = [];
+  const text = (v) => Array.isArray(v) ? (v.length ? v.map(text).join(", ") : "—")
+    : (v && typeof v === "object") ? JSON.stringify(v) : String(v);
+  for (const [key, value] of Object.entries(stateObj)) {
+    if (key === "game" || key === "options") continue;
+    if (Array.isArray(value) && value.length && value.every(Array.isArray)) {
+      value.forEach((v, i) => rows.push(el("div", {}, el("b", {}, `${key} P${i + 1}: `), text(v))));
+    } else {
+      rows.push(el("div", {}, el("b", {}, `${key}: `), text(value)));
+    }
+  }
+  return rows;
 }
 
 function renderPending(view) {
