@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also write a copy of each photo with the dice drawn on it")
     p.add_argument("--profile", metavar="PROFILE", type=Path,
                    help="a table profile: add each die's zone, slot and mm position")
+    p.add_argument("--game", metavar="G",
+                   help="the game on the table: each die's type and face (IceDice, "
+                        "Quarriors dice), and with --profile its pyramids or card slots")
     p.set_defaults(func=run)
 
 
@@ -72,7 +75,7 @@ def make_reader() -> DiceReader:
 
 
 def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
-             profile: object | None = None) -> dict:
+             profile: object | None = None, game: str | None = None) -> dict:
     """The `read --json` object of one image; a bad file fills in `error`."""
     result: dict = {"image": path, "width": None, "height": None, "error": None, "dice": []}
     try:
@@ -83,6 +86,8 @@ def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
     result["height"], result["width"] = (int(v) for v in img.shape[:2])
     det = reader.read(img)
     result["dice"] = dice_json(det)
+    if game is not None:
+        _add_game_objects(result, img, det, game, profile)
     if profile is not None:
         from calibration.observe import annotate_detections
         from calibration.profile import ProfileError
@@ -102,6 +107,35 @@ def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
     return result
 
 
+def _add_game_objects(result: dict, img, det: Detections, game: str,
+                      profile: object | None) -> None:
+    """Per die its kind, type and face for the game's die types; with a profile, the
+    pyramids or card slots as `pieces` (kind, type, zone, slot, colour / size / present)."""
+    from calibration.pieces_read import read_dice_types, read_table_pieces
+
+    for d, t in zip(result["dice"], read_dice_types(_face_reader(), img, det, game),
+                    strict=True):
+        d["kind"] = "die"
+        d.update(t if t is not None else {"type": "d6", "face": d["value"] and str(d["value"])})
+    if profile is not None:
+        result["pieces"] = read_table_pieces(profile, img)
+
+
+_FACES: list = []
+
+
+def _face_reader():
+    """The die-face model, opened once per process (a missing file is a one-line error)."""
+    if not _FACES:
+        from vision.faces import DieFaceReader
+
+        try:
+            _FACES.append(DieFaceReader())
+        except ModelNotFoundError as exc:
+            raise UserError(str(exc), exit_status=1) from None
+    return _FACES[0]
+
+
 def _text(result: dict) -> str:
     if result["error"]:
         return f"{result['image']}: error: {result['error']}"
@@ -111,6 +145,17 @@ def _text(result: dict) -> str:
     total = sum(d["value"] or 0 for d in dice)
     return (f"{result['image']}: {len(dice)} dice, total {total}"
             + (": " + ", ".join(parts) if parts else ""))
+
+
+def _game(name: str | None) -> str | None:
+    if name is None:
+        return None
+    from calibration.layouts import game_name
+
+    try:
+        return game_name(name)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     reader = make_reader()
     results = []
     for path in args.images:
-        result = read_one(reader, path, args.annotate, profile)
+        result = read_one(reader, path, args.annotate, profile, _game(args.game))
         results.append(result)
         if result["error"]:
             print(f"dicetable: {path}: {result['error']}", file=sys.stderr)
