@@ -39,13 +39,14 @@ class DemoTable:
     def run(self, stop: threading.Event) -> None:
         seed = self.seed
         while not stop.is_set():
-            self._play(seed, stop)
+            self.play_match(seed, stop)
             self.matches_played += 1
             seed += 1
             if stop.wait(self.pause_between / self.speed):
                 return
 
-    def _play(self, seed: int, stop: threading.Event) -> None:
+    def play_match(self, seed: int, stop: threading.Event) -> None:
+        """One match from its first frame to its end (or until ``stop``)."""
         table = self.table = SimulatedTable(self.game, self.players, seed, self.params)
         mid = self.service.create(self.game, self.players, {}, None, seed,
                                   f"Demo table, match {self.matches_played + 1}")

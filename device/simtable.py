@@ -185,8 +185,7 @@ class SimulatedTable:
     # --- reading --------------------------------------------------------------------------------
     def observer(self) -> Any:
         """The reading of a frame: the noise model on that frame's true table."""
-        noisy = NoisyObserver(attribute_domains(self._views[-40:]), self.rng,
-                              self.params.misread)
+        noisy = NoisyObserver({}, self.rng, self.params.misread)
 
         last: list[int] = [-1]  # the frame read before this one
 

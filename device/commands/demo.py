@@ -88,7 +88,7 @@ def _terminal(args: argparse.Namespace, service: Any, demo: Any) -> int:
 
     shown: set[int] = set()
     service.listeners.append(show)
-    demo._play(args.seed, threading.Event())
+    demo.play_match(args.seed, threading.Event())
     match = service.match(demo.match_id)
     game = match.game
     kinds = [e.kind for e in match.entries]

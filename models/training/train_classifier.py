@@ -107,11 +107,11 @@ def ece(probs: np.ndarray, labels: np.ndarray, bins: int = 15) -> float:
     return float(total)
 
 
-def fit_temperature(logits: torch.Tensor, labels: np.ndarray) -> float:
+def fit_temperature(logits: torch.Tensor, labels: np.ndarray, max_iter: int = 200) -> float:
     """Temperature T minimising the NLL of softmax(logits / T) on held-out data."""
-    y = torch.from_numpy(labels.astype(np.int64))
+    y = torch.from_numpy(np.asarray(labels).astype(np.int64))
     log_t = torch.zeros(1, requires_grad=True)
-    opt = torch.optim.LBFGS([log_t], lr=0.1, max_iter=200)
+    opt = torch.optim.LBFGS([log_t], lr=0.1, max_iter=max_iter)
 
     def closure() -> torch.Tensor:
         opt.zero_grad()

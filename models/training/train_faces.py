@@ -27,6 +27,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm import tqdm
 
+from models.training.train_classifier import fit_temperature
 from vision.dietypes import DieType, all_labels, catalogue, custom
 from vision.facecrops import CROP_PX, TRAIN, face_crops
 
@@ -140,20 +141,6 @@ def train(crops: np.ndarray, y: np.ndarray, n_classes: int, steps: int, seed: in
     return net.eval()
 
 
-def fit_temperature(logits: torch.Tensor, y: torch.Tensor) -> float:
-    log_t = torch.zeros(1, requires_grad=True)
-    opt = torch.optim.LBFGS([log_t], lr=0.1, max_iter=100)
-
-    def closure() -> torch.Tensor:
-        opt.zero_grad()
-        loss = F.cross_entropy(logits / log_t.exp(), y)
-        loss.backward()
-        return loss
-
-    opt.step(closure)
-    return float(log_t.detach().exp())
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
@@ -189,7 +176,7 @@ def main() -> None:
         logits = torch.cat([net(to_tensor(crops[hold[i:i + 512]]))[0]
                             for i in range(0, len(hold), 512)])
     yh = torch.from_numpy(y[hold])
-    temp = fit_temperature(logits, yh)
+    temp = fit_temperature(logits, yh.numpy(), max_iter=100)
     acc = float((logits.argmax(1) == yh).float().mean())
     out = MODELS / ONNX_FILE
     torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(out),
