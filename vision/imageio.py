@@ -4,7 +4,8 @@ Handled: missing or unreadable files, 0-byte files, files that are not images, t
 JPEG/PNG (detected before decoding: OpenCV would otherwise return a half-grey picture),
 images too small to hold a die, and images so large that decoding them would blow the
 memory budget of a Raspberry Pi (checked from the header, before decoding). Grayscale,
-16-bit and alpha images are accepted and converted to 8-bit BGR.
+16-bit and alpha images are accepted and converted to 8-bit BGR. A JPEG's EXIF orientation
+is applied, so boxes are in the pixels of the picture as a phone or a viewer shows it.
 """
 
 from __future__ import annotations
@@ -81,7 +82,10 @@ def decode_image(data: bytes) -> np.ndarray:
         if w * h > MAX_PIXELS:
             raise ImageError(f"image is {w}x{h} pixels ({w * h / 1e6:.0f} MP), more than the "
                              f"{MAX_PIXELS / 1e6:.0f} MP limit; downscale it first")
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    # ANYDEPTH|ANYCOLOR keeps 16-bit and grey as they are but, unlike IMREAD_UNCHANGED,
+    # turns a phone photo upright by its EXIF orientation (alpha is dropped: unused).
+    img = cv2.imdecode(np.frombuffer(data, np.uint8),
+                       cv2.IMREAD_ANYDEPTH | cv2.IMREAD_ANYCOLOR)
     if img is None:
         raise ImageError("not an image OpenCV can read (expected JPEG, PNG, BMP, TIFF, WebP...)")
     if img.shape[0] * img.shape[1] > MAX_PIXELS:

@@ -59,3 +59,23 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
         load_image(tmp_path / "nope.jpg")
     with pytest.raises(ImageError, match="directory"):
         load_image(tmp_path)
+
+
+def with_exif_orientation(data: bytes, orientation: int) -> bytes:
+    """A JPEG with an APP1 Exif segment holding one Orientation (0x0112) entry, as phones
+    write when the sensor's rows are not the picture's."""
+    entry = b"\x01\x12" + b"\x00\x03" + b"\x00\x00\x00\x01" + bytes([0, orientation, 0, 0])
+    tiff = b"MM\x00\x2a\x00\x00\x00\x08" + b"\x00\x01" + entry + b"\x00\x00\x00\x00"
+    body = b"Exif\x00\x00" + tiff
+    app1 = b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body
+    return data[:2] + app1 + data[2:]
+
+
+def test_exif_orientation_is_applied() -> None:
+    # Orientation 6: the stored rows must be turned 90 deg clockwise to be seen upright.
+    stored = np.zeros((40, 80, 3), np.uint8)
+    stored[:, :20] = 255  # a white band on the stored left
+    upright = decode_image(with_exif_orientation(jpeg(stored), 6))
+    assert upright.shape == (80, 40, 3)
+    assert upright[:20].mean() > 200 and upright[40:].mean() < 40  # the band is now on top
+    assert decode_image(jpeg(stored)).shape == (40, 80, 3)
