@@ -6,17 +6,25 @@ as a cube (textured faces, Lambert shading, a soft shadow cast on the table, tra
 and returns the image with the truth: box, top value and face class of every die. The table
 surface is either a random background or a given mat image laid on the table in mm, so the
 same code draws training data and, later, whole game tables for the simulated camera.
+
+A die is either an ordinary pip die drawn from its :class:`~vision.textures.DieLook`, or a die
+of a catalogued type (:mod:`vision.dietypes`: IceDice colour and size dice, Quarriors dice,
+enrolled custom dice): give ``DieSpec.die_type`` and ``value`` becomes the 1-based index of
+the face up among the type's six faces, each face drawn by :func:`vision.facedraw.face_texture`.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from vision.detections import FACE_SYMBOL, FACE_UNREADABLE
+from vision.dietypes import DieType
+from vision.facedraw import face_texture as type_face_texture
 from vision.textures import DieLook, background, face_texture
 
 logger = logging.getLogger(__name__)
@@ -61,6 +69,17 @@ class DieSpec:
     """Edge length."""
     cock_deg: float = 0.0
     """Tilt off flat (a die leaning on something); beyond ~20 deg its face is unreadable."""
+    die_type: DieType | None = None
+    """A catalogued die type: its six faces replace the pips of `look` (body and ink colours
+    come from the type), and `value` is the index (1..6) of the face up in
+    ``die_type.faces``. None: an ordinary pip die drawn from `look`."""
+
+    @property
+    def label(self) -> str:
+        """What the rules see on the face up: the type's face label, or the pip value."""
+        if self.die_type is None:
+            return str(self.value)
+        return self.die_type.faces[self.value - 1].label
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +186,14 @@ class Rendered:
     values: np.ndarray
     """(N,) int64 face up, 1..6."""
     face_class: np.ndarray
-    """(N,) int64 class for the classifier: value-1, FACE_SYMBOL or FACE_UNREADABLE."""
+    """(N,) int64 class for the classifier: value-1, FACE_SYMBOL or FACE_UNREADABLE. For a
+    typed die (DieSpec.die_type) value-1 is the index of the face up in the type's faces; its
+    label is in `labels`."""
     die_index: np.ndarray
     """(N,) index into Scene.dice."""
+    labels: tuple[str, ...] = ()
+    """(N,) the face label up (DieSpec.label): the type's label for a typed die, else the pip
+    value as text."""
 
 
 def _die_geometry(die: DieSpec) -> tuple[np.ndarray, np.ndarray, list]:
@@ -188,6 +212,14 @@ def _die_geometry(die: DieSpec) -> tuple[np.ndarray, np.ndarray, list]:
                          c + h * (-u_w + v_w)])
         faces.append((value, n_w, c, quad))
     return corners @ rot.T + centre, rot, faces
+
+
+@lru_cache(maxsize=512)
+def _type_texture(dtype: DieType, index: int, size: int) -> np.ndarray:
+    """Cached texture of face `index` (0-based) of a die type; callers get a copy."""
+    tex = type_face_texture(dtype, dtype.faces[index], size=size)
+    tex.setflags(write=False)
+    return tex
 
 
 def _composite(dst: np.ndarray, src_rgba: np.ndarray) -> None:
@@ -209,13 +241,25 @@ def _draw_die(img: np.ndarray, die: DieSpec, cam: CameraPose, light: Lighting,
     if x1 <= x0 or y1 <= y0:
         return
     roi = img[y0:y1, x0:x1]
-    side_px = max(8.0, float(np.linalg.norm(quads_px[0][1] - quads_px[0][0])))
+    # Texture resolution from the largest face edge in the image (not face 1's, which is
+    # foreshortened to a sliver whenever another face is up).
+    side_px = max(8.0, max(float(np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1).max())
+                           for q in quads_px))
     tex_px = int(np.clip(2 ** np.ceil(np.log2(side_px * 1.5)), 16, 128))
     ldir = light.direction
     for (value, n_w, c, _), quad in zip(faces, quads_px, strict=True):
         if n_w @ (cam_centre - c) <= 0:
             continue
-        tex = face_texture(value, die.look, rng, size=tex_px)
+        if die.die_type is None:
+            tex = face_texture(value, die.look, rng, size=tex_px)
+        else:
+            # `value` is the die-local face slot (1..6); the type's faces fill the slots in
+            # order, so the face up is die_type.faces[die.value - 1].
+            # The face frame (u, n x u) is left-handed seen from outside, which mirrors a
+            # texture; harmless for pips (a mirrored pip face is a rotated one) but not for
+            # pictograms and digits, so typed faces are flipped back here. (Pip dice keep the
+            # old drawing so their images, and the data sets made from them, do not change.)
+            tex = np.ascontiguousarray(_type_texture(die.die_type, value - 1, tex_px)[::-1])
         shade = light.ambient + (1 - light.ambient) * max(0.0, float(n_w @ ldir))
         tex[..., :3] *= shade
         src = np.array([[0, 0], [tex_px, 0], [tex_px, tex_px], [0, tex_px]], np.float32)
@@ -273,7 +317,7 @@ def render(scene: Scene, *, jpeg_quality: int | None = None, blur_sigma: float =
     _, cam_centre = cam.extrinsics()
     order = sorted(range(len(scene.dice)), key=lambda i: -np.linalg.norm(
         np.array([scene.dice[i].x_mm, scene.dice[i].y_mm, 0]) - cam_centre))
-    boxes, values, classes, index = [], [], [], []
+    boxes, values, classes, index, labels = [], [], [], [], []
     for i in order:
         die = scene.dice[i]
         corners, _, _ = _die_geometry(die)
@@ -292,11 +336,12 @@ def render(scene: Scene, *, jpeg_quality: int | None = None, blur_sigma: float =
         values.append(die.value)
         if abs(die.cock_deg) > 20 or inside < 0.6:
             classes.append(FACE_UNREADABLE)
-        elif die.value == die.look.symbol_face:
+        elif die.die_type is None and die.value == die.look.symbol_face:
             classes.append(FACE_SYMBOL)
         else:
             classes.append(die.value - 1)
         index.append(i)
+        labels.append(die.label)
     if blur_sigma > 0:
         img = cv2.GaussianBlur(img, (0, 0), blur_sigma)
     out = np.clip(img * 255 + 0.5, 0, 255)
@@ -312,4 +357,5 @@ def render(scene: Scene, *, jpeg_quality: int | None = None, blur_sigma: float =
         values=np.array(values, np.int64),
         face_class=np.array(classes, np.int64),
         die_index=np.array(index, np.int64),
+        labels=tuple(labels),
     )

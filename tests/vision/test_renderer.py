@@ -97,3 +97,41 @@ def test_random_scenes_have_dice_in_view_with_valid_truth() -> None:
         assert set(out.die_index.tolist()) <= set(range(len(scene.dice)))
         total += len(out.boxes)
     assert total >= 10
+
+
+@pytest.mark.parametrize("type_name",
+                         ["icedice-colour-rainbow", "icedice-size", "quarriors-assistant"])
+def test_typed_die_shows_its_catalogued_face(type_name: str) -> None:
+    """A die of a catalogued type draws the type's face up (not pips): its top face in the
+    image is closer (mean squared BGR) to vision.facedraw's picture of that face than to any
+    other."""
+    from vision.dietypes import get_type
+    from vision.facedraw import face_texture as type_face
+
+    dtype = get_type(type_name)
+    cam = CameraPose(width=240, height=240, fov_deg=40, distance_mm=120)
+    for k in range(1, 7):
+        die = DieSpec(x_mm=0, y_mm=0, value=k, die_type=dtype, size_mm=20)
+        out = render(Scene(dice=(die,), camera=cam, lighting=SOFT, seed=k,
+                           mat=np.full((60, 60, 3), 90, np.uint8)))
+        assert out.labels == (dtype.faces[k - 1].label,)
+        assert out.face_class.tolist() == [k - 1]
+        # The top face, seen straight down: the central 60 % of the box.
+        x0, y0, x1, y1 = out.boxes[0]
+        cx, cy, h = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) * 0.3
+        crop = out.image[int(cy - h):int(cy + h), int(cx - h):int(cx + h)].astype(np.float32)
+        crop = cv2.resize(crop, (32, 32), interpolation=cv2.INTER_AREA)
+        errs = []
+        for face in dtype.faces:
+            ref = type_face(dtype, face, size=64)[..., :3] * 255
+            ref = cv2.resize(ref[13:51, 13:51], (32, 32), interpolation=cv2.INTER_AREA)
+            # Each face sits on the cube at its own quarter turn: compare under all four.
+            errs.append(min(float(np.mean((crop - np.rot90(ref, r)) ** 2)) for r in range(4)))
+        best = dtype.faces[int(np.argmin(errs))].label
+        assert best == dtype.faces[k - 1].label, (k, errs)
+
+
+def test_pip_dice_keep_pip_labels() -> None:
+    die = DieSpec(x_mm=0, y_mm=0, value=5, look=WHITE)
+    out = render(Scene(dice=(die,), camera=TOP, lighting=SOFT))
+    assert out.labels == ("5",) and die.label == "5"
