@@ -22,6 +22,9 @@ CROP_PX = 32
 #: The crop is this much larger than the die's box, so a slightly-off box still holds the die.
 CROP_MARGIN = 1.15
 NOT_A_DIE = NUM_FACE_CLASSES  # index of the extra class
+#: Orientations every crop is read in (0, 90, ... degrees), logits averaged: a face's value
+#: does not change when it turns, and the average is steadier than any one view.
+TURNS = 1
 
 
 def crop_dice(image: np.ndarray, xyxy: np.ndarray, size: int = CROP_PX,
@@ -62,7 +65,10 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 class FaceClassifier:
     """Reads the face of each die crop with the shipped ONNX classifier."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, turns: int = TURNS) -> None:
+        if turns not in (1, 2, 4):
+            raise ValueError(f"turns must be 1, 2 or 4, not {turns}")
+        self.turns = turns
         self.path = Path(path) if path is not None else model_path(CLASSIFIER_FILE)
         self.session = open_session(self.path)
         self.input_name = self.session.get_inputs()[0].name
@@ -73,7 +79,16 @@ class FaceClassifier:
         return crop_dice(image, xyxy, self.crop_px)
 
     def infer(self, crops: np.ndarray) -> np.ndarray:
-        """Logits (N, classes) for uint8 crops."""
+        """Logits (N, classes) for uint8 crops, averaged over ``turns`` orientations."""
+        if self.turns == 1 or len(crops) == 0:
+            return self.infer_once(crops)
+        turned = np.concatenate([crops] + [np.rot90(crops, k, axes=(1, 2))
+                                           for k in range(1, self.turns)])
+        logits = self.infer_once(np.ascontiguousarray(turned))
+        return logits.reshape(self.turns, len(crops), -1).mean(axis=0)
+
+    def infer_once(self, crops: np.ndarray) -> np.ndarray:
+        """Logits (N, classes) for uint8 crops as they are."""
         if len(crops) == 0:
             return np.zeros((0, NUM_FACE_CLASSES + 1), np.float32)
         return self.session.run(None, {self.input_name: crops_to_tensor(crops)})[0]

@@ -46,11 +46,12 @@ class DiceReader:
 
     def __init__(self, detector_path: str | Path | None = None,
                  classifier_path: str | Path | None = None,
-                 detect_threshold: float = 0.3) -> None:
+                 detect_threshold: float = 0.3, turns: int | None = None) -> None:
         # One core on the Pi: OpenCV's own thread pool would only fight onnxruntime.
         cv2.setNumThreads(1)
         self.detector = DiceDetector(detector_path, threshold=detect_threshold)
-        self.classifier = FaceClassifier(classifier_path)
+        self.classifier = FaceClassifier(classifier_path) if turns is None else \
+            FaceClassifier(classifier_path, turns=turns)
         self.timings = Timings()
 
     def read(self, image: np.ndarray) -> Detections:
@@ -65,7 +66,7 @@ class DiceReader:
         t = self.timings.add("crop", t)
         faces, not_die = self.classifier.postprocess(self.classifier.infer(crops))
         unsure = np.nonzero(faces.max(axis=1) < SECOND_LOOK_BELOW)[0]
-        if len(unsure):
+        if len(unsure) and self.classifier.turns < 4:
             faces[unsure], not_die[unsure] = self._second_look(crops[unsure], faces[unsure],
                                                                not_die[unsure])
         t = self.timings.add("classify", t)
@@ -76,10 +77,16 @@ class DiceReader:
 
     def _second_look(self, crops: np.ndarray, faces: np.ndarray, not_die: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
-        """Average the probabilities over the crop turned by 90, 180 and 270 degrees."""
-        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in (1, 2, 3)])
-        f, nd = self.classifier.postprocess(self.classifier.infer(np.ascontiguousarray(turned)))
+        """Average the probabilities over the four 90-degree turns of the crop.
+
+        The first look already covered the first ``turns`` of them (weighted accordingly).
+        """
+        done = self.classifier.turns
+        ks = range(done, 4)
+        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in ks])
+        f, nd = self.classifier.postprocess(
+            self.classifier.infer_once(np.ascontiguousarray(turned)))
         n = len(crops)
-        faces = (faces + f[:n] + f[n:2 * n] + f[2 * n:]) / 4
-        not_die = (not_die + nd[:n] + nd[n:2 * n] + nd[2 * n:]) / 4
-        return faces, not_die
+        faces = faces * done + f.reshape(len(ks), n, -1).sum(axis=0)
+        not_die = not_die * done + nd.reshape(len(ks), n).sum(axis=0)
+        return faces / 4, not_die / 4

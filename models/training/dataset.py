@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.classifier import NOT_A_DIE, crop_dice
+from vision.classifier import CROP_PX, NOT_A_DIE, crop_dice
 from vision.detector import preprocess_image
 from vision.scenes import random_render
 
@@ -74,19 +74,19 @@ def background_boxes(image_shape: tuple[int, ...], boxes: np.ndarray, n: int,
 
 
 def samples_from_image(image: np.ndarray, boxes: np.ndarray, classes: np.ndarray,
-                       rng: np.random.Generator, crops_per_die: int, bg_per_image: int
-                       ) -> Samples:
+                       rng: np.random.Generator, crops_per_die: int, bg_per_image: int,
+                       size: int = CROP_PX) -> Samples:
     s = Samples()
     small, lb = preprocess_image(image)
     s.det_images.append(small)
     s.det_boxes.append((boxes * lb.scale).astype(np.float32))
     for _ in range(crops_per_die):
         jb = jitter_boxes(boxes, rng)
-        s.crops += list(crop_dice(image, jb))
+        s.crops += list(crop_dice(image, jb, size))
         s.labels += [int(c) for c in classes]
     bg = background_boxes(image.shape, boxes, bg_per_image, rng)
     if len(bg):
-        s.crops += list(crop_dice(image, bg))
+        s.crops += list(crop_dice(image, bg, size))
         s.labels += [NOT_A_DIE] * len(bg)
     return s
 
@@ -111,8 +111,53 @@ def synthetic(n_scenes: int, seed: int, workers: int = 2) -> Samples:
     return out
 
 
+def scene_classes(syn: Samples, crops_per_die: int = 2) -> list[np.ndarray]:
+    """Each synthetic scene's die classes, read back from the crop labels' layout.
+
+    ``samples_from_image`` lays out each scene as ``crops_per_die`` rounds of its dice, then
+    its background ('not a die') crops; dice are never labelled 'not a die'.
+    """
+    out, pos = [], 0
+    for boxes in syn.det_boxes:
+        n = len(boxes)
+        cls = np.array(syn.labels[pos:pos + n], np.int64)
+        if n and (len(cls) < n or (cls == NOT_A_DIE).any()):
+            raise ValueError("synthetic samples do not have the expected layout")
+        out.append(cls)
+        pos += crops_per_die * n
+        while pos < len(syn.labels) and syn.labels[pos] == NOT_A_DIE:
+            pos += 1
+    if pos != len(syn.labels):
+        raise ValueError("synthetic samples do not have the expected layout")
+    return out
+
+
+def recut(syn: Samples, size: int, seed: int, crops_per_die: int = 2, bg_per_image: int = 4
+          ) -> Samples:
+    """The synthetic scenes' classifier crops cut again at ``size`` px.
+
+    Cut from the cached detector images (the render letterboxed to 512 px, so at 0.64-1x of
+    the render's resolution), so a new crop size needs no new rendering.
+    """
+    rng = np.random.default_rng([seed, size])
+    out = Samples()
+    for img, boxes, cls in tqdm(list(zip(syn.det_images, syn.det_boxes, scene_classes(syn),
+                                         strict=True)), desc=f"crops at {size} px", unit="scene"):
+        b = boxes.astype(np.float64)
+        s = Samples(det_images=[img], det_boxes=[boxes])
+        for _ in range(crops_per_die):
+            s.crops += list(crop_dice(img, jitter_boxes(b, rng), size))
+            s.labels += [int(c) for c in cls]
+        bg = background_boxes(img.shape, b, bg_per_image, rng)
+        if len(bg):
+            s.crops += list(crop_dice(img, bg, size))
+            s.labels += [NOT_A_DIE] * len(bg)
+        out.extend(s)
+    return out
+
+
 def hard_negatives(images: list[np.ndarray], boxes: list[np.ndarray], detector_path: Path,
-                   rng: np.random.Generator, copies: int = 2) -> Samples:
+                   rng: np.random.Generator, copies: int = 2, size: int = CROP_PX) -> Samples:
     """'Not a die' crops where a trained detector fires but no die is labelled.
 
     These are the look-alikes a detector really confuses with dice (round magnets, buttons,
@@ -138,7 +183,8 @@ def hard_negatives(images: list[np.ndarray], boxes: list[np.ndarray], detector_p
             neg = found.xyxy
         for _ in range(copies):
             if len(neg):
-                out.crops += list(crop_dice(img, jitter_boxes(neg.astype(np.float64), rng, 0.05)))
+                jb = jitter_boxes(neg.astype(np.float64), rng, 0.05)
+                out.crops += list(crop_dice(img, jb, size))
                 out.labels += [NOT_A_DIE] * len(neg)
     return out
 
@@ -167,12 +213,29 @@ def real_images(split: str, root: Path | None = None
     return out
 
 
-def real_train(seed: int, crops_per_die: int = 6) -> Samples:
-    """Samples from the real-dice train split (an honest symbol/1 label stays a 1)."""
+def val_photo_names(n: int, seed: int = 0) -> set[str]:
+    """Names of ``n`` train-split photos held out for validation (seeded, by photo).
+
+    Every decision (recipe, thresholds) is made on these; the test split is only reported.
+    """
+    if n <= 0:
+        return set()
+    with open(shared_dir() / "data" / "real-dice" / "manifest.csv", newline="") as f:
+        names = sorted({r["image"] for r in csv.DictReader(f) if r["split_in_source"] == "train"})
+    pick = np.random.default_rng([seed, 1234]).choice(len(names), n, replace=False)
+    return {names[i] for i in sorted(pick)}
+
+
+def real_train(seed: int, crops_per_die: int = 6, exclude: set[str] | frozenset = frozenset(),
+               size: int = CROP_PX) -> Samples:
+    """Samples from the real-dice train split (an honest symbol/1 label stays a 1).
+
+    Photos named in ``exclude`` (the validation photos) are left out.
+    """
     rng = np.random.default_rng(seed)
     out = Samples()
-    for path, boxes, classes in tqdm(real_images("train"), desc="real train photos",
-                                     unit="photo"):
+    items = [it for it in real_images("train") if it[0].name not in exclude]
+    for path, boxes, classes in tqdm(items, desc="real train photos", unit="photo"):
         img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        out.extend(samples_from_image(img, boxes, classes, rng, crops_per_die, 8))
+        out.extend(samples_from_image(img, boxes, classes, rng, crops_per_die, 8, size))
     return out

@@ -40,7 +40,8 @@ def _export(module: nn.Module, example: torch.Tensor, path: Path, inputs: list[s
 
 
 def export_classifier(net: FaceClassifier, temperature: float, path: Path) -> None:
-    _export(_Tempered(net, temperature), torch.zeros(1, 3, 32, 32), path, ["crops"],
+    _export(_Tempered(net, temperature), torch.zeros(1, 3, net.crop_px, net.crop_px), path,
+            ["crops"],
             ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
 
 

@@ -67,9 +67,12 @@ class DetectorExport(nn.Module):
 
 
 class FaceClassifier(nn.Module):
-    """Crop (B, 3, 32, 32) in [0, 1] -> logits over the face classes (+ 'not a die')."""
+    """Crop (B, 3, S, S) in [0, 1] -> logits over the face classes (+ 'not a die').
 
-    def __init__(self, n_classes: int = 9, width: int = 24) -> None:
+    S is ``crop_px`` (a multiple of 8: three stride-2 stages).
+    """
+
+    def __init__(self, n_classes: int = 9, width: int = 24, crop_px: int = 32) -> None:
         super().__init__()
         w = width
         self.features = nn.Sequential(
@@ -77,7 +80,8 @@ class FaceClassifier(nn.Module):
             _cbr(w, 2 * w), _cbr(2 * w, 2 * w, 2),    # 8x8
             _cbr(2 * w, 3 * w), _cbr(3 * w, 3 * w, 2),  # 4x4
         )
-        self.fc = nn.Linear(3 * w * 16, n_classes)
+        self.crop_px = crop_px
+        self.fc = nn.Linear(3 * w * (crop_px // 8) ** 2, n_classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(torch.flatten(self.features(x), 1))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import onnx
 
 from models.training.export import update_sha256sums
 from vision.classifier import crop_dice, crops_to_tensor
@@ -29,15 +30,17 @@ from vision.onnx_models import CLASSIFIER_FILE, CLASSIFIER_FLOAT_FILE, DETECTOR_
 HERE = Path(__file__).resolve().parent
 
 
-def calibration_crops(seed: int, n: int = 600) -> np.ndarray:
+def calibration_crops(seed: int, n: int = 600, exclude: set[str] | frozenset = frozenset(),
+                      size: int = 32) -> np.ndarray:
+    """``n`` real train-split crops (photos named in ``exclude`` left out) for the ranges."""
     from models.training.dataset import real_images, synthetic
 
     rng = np.random.default_rng(seed)
     try:
-        items = real_images("train")
+        items = [it for it in real_images("train") if it[0].name not in exclude]
     except FileNotFoundError:
         items = []
-    crops = [crop_dice(cv2.imread(str(p), cv2.IMREAD_COLOR), b) for p, b, _ in items]
+    crops = [crop_dice(cv2.imread(str(p), cv2.IMREAD_COLOR), b, size) for p, b, _ in items]
     if not crops:
         crops = [np.stack(synthetic(40, seed, workers=1).crops)]
     all_crops = np.concatenate(crops)
@@ -74,8 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", type=Path, default=HERE.parent)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    size = onnx.load(str(args.models / CLASSIFIER_FLOAT_FILE)).graph.input[0].type.tensor_type \
+        .shape.dim[2].dim_value
     quantize(args.models / CLASSIFIER_FLOAT_FILE, args.models / CLASSIFIER_FILE,
-             calibration_crops(args.seed))
+             calibration_crops(args.seed, size=size or 32))
     record_path = args.models / "dice_reader.json"
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
     names = [n for n in (DETECTOR_FILE, CLASSIFIER_FLOAT_FILE, CLASSIFIER_FILE)

@@ -26,7 +26,14 @@ import cv2
 import numpy as np
 import torch
 
-from models.training.dataset import Samples, hard_negatives, real_train, synthetic
+from models.training.dataset import (
+    Samples,
+    hard_negatives,
+    real_train,
+    recut,
+    synthetic,
+    val_photo_names,
+)
 from models.training.export import export_classifier, export_detector, update_sha256sums
 from models.training.quantize import calibration_crops, quantize
 from models.training.train_classifier import (
@@ -51,12 +58,15 @@ def _load_data(args: argparse.Namespace) -> tuple[Samples, Samples]:
     if cache.exists():
         print(f"using cached data {cache}", file=sys.stderr)
         with open(cache, "rb") as f:
-            return pickle.load(f)
-    syn = synthetic(args.scenes, args.seed)
-    real = real_train(args.seed) if not args.no_real else Samples()
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    with open(cache, "wb") as f:
-        pickle.dump((syn, real), f, protocol=pickle.HIGHEST_PROTOCOL)
+            syn, _ = pickle.load(f)
+    else:
+        syn = synthetic(args.scenes, args.seed)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        with open(cache, "wb") as f:
+            pickle.dump((syn, Samples()), f, protocol=pickle.HIGHEST_PROTOCOL)
+    # Real samples are cut afresh (seconds): the validation photos must stay out of them.
+    real = Samples() if args.no_real else real_train(
+        args.seed, exclude=val_photo_names(args.val_photos, args.seed), size=args.crop_px)
     return syn, real
 
 
@@ -86,6 +96,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-share", type=float, default=0.5,
                     help="share of training draws taken from real train-split photos")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
+    ap.add_argument("--val-photos", type=int, default=40,
+                    help="real train photos held out of training (seeded) to choose the recipe "
+                         "on: models.training.validate scores them")
+    ap.add_argument("--width", type=int, default=24, help="classifier width")
+    ap.add_argument("--crop-px", type=int, default=32,
+                    help="classifier input size (multiple of 8); cached synthetic crops of "
+                         "another size are re-cut from the cached scenes")
+    ap.add_argument("--label-smoothing", type=float, default=0.0)
+    ap.add_argument("--strong-aug", action="store_true",
+                    help="classifier augmentation with colour cast and gamma")
     ap.add_argument("--out", type=Path, default=REPO / "models")
     ap.add_argument("--stage", choices=("all", "classifier", "detector"), default="all",
                     help="train only one model (two stages can run side by side)")
@@ -103,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     record: dict = {}
     record.update({"seed": args.seed, "scenes": args.scenes, "real_share": args.real_share,
                    "real_train_photos": len(real.det_images),
+                   "val_photos": args.val_photos,
                    "synthetic_crops": len(syn.labels), "real_crops": len(real.labels),
                    "torch": torch.__version__})
     # The detector goes first: its false alarms become the classifier's hard negatives.
@@ -127,10 +148,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
                       rng: np.random.Generator) -> dict:
+    if syn.crops and syn.crops[0].shape[0] != args.crop_px:
+        syn = recut(syn, args.crop_px, args.seed)
     detector = args.out / DETECTOR_FILE
+    size = args.crop_px
     if detector.exists():
-        syn = _with(syn, hard_negatives(syn.det_images, syn.det_boxes, detector, rng))
-        real = _with(real, hard_negatives(real.det_images, real.det_boxes, detector, rng, 3))
+        syn = _with(syn, hard_negatives(syn.det_images, syn.det_boxes, detector, rng, 2, size))
+        real = _with(real, hard_negatives(real.det_images, real.det_boxes, detector, rng, 3,
+                                          size))
         print(f"hard negatives from {detector}", file=sys.stderr)
     else:
         print(f"no {detector} yet: training without hard negatives", file=sys.stderr)
@@ -146,7 +171,8 @@ def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
     print(f"classifier: {int((~held).sum())} train crops ({int((is_real & ~held).sum())} real),"
           f" {int(held.sum())} held out", file=sys.stderr)
     cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs, args.seed,
-                           n_classes)
+                           n_classes, width=args.width, label_smoothing=args.label_smoothing,
+                           strong_aug=args.strong_aug)
     val_logits = logits_of(cls, crops[held])
     temperature = fit_temperature(val_logits, labels[held])
     p_raw = torch.softmax(val_logits, 1).numpy()
@@ -163,11 +189,18 @@ def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
     print(json.dumps(metrics), file=sys.stderr)
     export_classifier(cls, temperature, args.out / CLASSIFIER_FLOAT_FILE)
     quantize(args.out / CLASSIFIER_FLOAT_FILE, args.out / CLASSIFIER_FILE,
-             calibration_crops(args.seed))
-    return {"classifier": metrics, "cls_epochs": args.cls_epochs,
+             calibration_crops(args.seed, exclude=val_photo_names(args.val_photos, args.seed),
+                               size=args.crop_px))
+    return {"classifier": metrics, "cls_epochs": args.cls_epochs, "cls_width": args.width,
+            "crop_px": args.crop_px,
+            "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug,
             "classifier_command": "python -m models.training.train --stage classifier "
                                   f"--seed {args.seed} --scenes {args.scenes} "
-                                  f"--cls-epochs {args.cls_epochs} --real-share {args.real_share}"}
+                                  f"--cls-epochs {args.cls_epochs} --real-share {args.real_share} "
+                                  f"--val-photos {args.val_photos} --width {args.width} "
+                                  f"--crop-px {args.crop_px} "
+                                  f"--label-smoothing {args.label_smoothing}"
+                                  + (" --strong-aug" if args.strong_aug else "")}
 
 
 def _detector_stage(args: argparse.Namespace, syn: Samples, real: Samples) -> dict:

@@ -21,8 +21,8 @@ from models.training.nets import FaceClassifier
 logger = logging.getLogger(__name__)
 
 
-def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """x: (B, 3, H, W) float in [0, 1] -> augmented copy."""
+def augment(x: torch.Tensor, gen: torch.Generator, strong: bool = False) -> torch.Tensor:
+    """x: (B, 3, H, W) float in [0, 1] -> augmented copy (``strong``: + colour cast, gamma)."""
     b = x.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=gen))
     x = torch.rot90(x, k, dims=(2, 3))
@@ -32,6 +32,11 @@ def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     x = torch.gather(x, 1, perm[:, :, None, None].expand_as(x))
     inv = (torch.rand(b, 1, 1, 1, generator=gen) < 0.15).float()
     x = x * (1 - inv) + (1 - x) * inv
+    if strong:
+        # Colour cast (white balance), then gamma: other cameras and lamps than the real ones.
+        x = x * torch.empty(b, 3, 1, 1).uniform_(0.85, 1.15, generator=gen)
+        x = x.clamp(0, 1) ** torch.exp(torch.empty(b, 1, 1, 1).uniform_(-0.4, 0.4,
+                                                                       generator=gen))
     gain = torch.empty(b, 1, 1, 1).uniform_(0.6, 1.4, generator=gen)
     bias = torch.empty(b, 1, 1, 1).uniform_(-0.15, 0.15, generator=gen)
     x = x * gain + bias
@@ -58,13 +63,14 @@ def logits_of(net: torch.nn.Module, crops: np.ndarray, batch: int = 1024) -> tor
 
 
 def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray, epochs: int,
-                     seed: int, n_classes: int, batch: int = 256, width: int = 24
-                     ) -> FaceClassifier:
+                     seed: int, n_classes: int, batch: int = 256, width: int = 24,
+                     label_smoothing: float = 0.0, strong_aug: bool = False) -> FaceClassifier:
     """Train on uint8 crops (N, 32, 32, 3); ``weights`` set how often each crop is drawn."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = FaceClassifier(n_classes=n_classes, width=width).to(memory_format=torch.channels_last)
+    net = FaceClassifier(n_classes=n_classes, width=width, crop_px=crops.shape[1])
+    net = net.to(memory_format=torch.channels_last)
     steps_per_epoch = len(crops) // batch
     total = epochs * steps_per_epoch
     opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=5e-4)
@@ -77,10 +83,11 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
     correct = seen = 0
     for step in bar:
         idx = rng.choice(len(crops), batch, p=p)
-        x = augment(_to_tensor(crops[idx]), gen).contiguous(memory_format=torch.channels_last)
+        x = augment(_to_tensor(crops[idx]), gen, strong_aug)
+        x = x.contiguous(memory_format=torch.channels_last)
         y = y_all[idx]
         out = net(x)
-        loss = F.cross_entropy(out, y)
+        loss = F.cross_entropy(out, y, label_smoothing=label_smoothing)
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -100,3 +100,50 @@ def test_shipped_models_match_their_checksums_and_budget() -> None:
         assert digest in card, "the model card must quote each model's sha256"
     total = sum(p.stat().st_size for p in MODELS.glob("*.onnx"))
     assert total <= 2_200_000, f"models/*.onnx total {total} bytes: over the ~2 MB budget"
+
+
+def test_classifier_takes_other_crop_sizes(tmp_path: Path) -> None:
+    net = FaceClassifier(n_classes=9, width=8, crop_px=40).eval()
+    assert net(torch.zeros(2, 3, 40, 40)).shape == (2, 9)
+    export_classifier(net, 1.5, tmp_path / "c40.onnx")
+    cls = OnnxClassifier(tmp_path / "c40.onnx")
+    assert cls.crop_px == 40
+    img = np.random.default_rng(0).integers(0, 255, (120, 160, 3)).astype(np.uint8)
+    crops = cls.preprocess(img, np.array([[10.0, 10.0, 50.0, 48.0]]))
+    assert crops.shape == (1, 40, 40, 3)
+
+
+def test_strong_augment_keeps_shape_and_range() -> None:
+    x = torch.rand(8, 3, 40, 40)
+    y = augment(x, torch.Generator().manual_seed(2), strong=True)
+    assert y.shape == x.shape and float(y.min()) >= 0 and float(y.max()) <= 1
+
+
+def test_synthetic_crops_can_be_cut_again_at_another_size() -> None:
+    from models.training.dataset import Samples, recut, samples_from_image, scene_classes
+
+    rng = np.random.default_rng(0)
+    syn = Samples()
+    for n in (2, 1, 3):
+        img = rng.integers(0, 255, (200, 240, 3)).astype(np.uint8)
+        boxes = np.array([[20.0 + 60 * i, 30.0, 60.0 + 60 * i, 70.0] for i in range(n)])
+        syn.extend(samples_from_image(img, boxes, np.arange(n) % 8, rng, 2, 4))
+    classes = scene_classes(syn)
+    assert [c.tolist() for c in classes] == [[0, 1], [0], [0, 1, 2]]
+    again = recut(syn, 40, 0)
+    assert again.crops[0].shape == (40, 40, 3)
+    assert [c.tolist() for c in scene_classes(again)] == [c.tolist() for c in classes]
+
+
+def test_validation_photos_are_seeded_train_photos() -> None:
+    from models.training.dataset import shared_dir, val_photo_names
+
+    if not (shared_dir() / "data" / "real-dice" / "manifest.csv").is_file():
+        pytest.skip("real-dice photos not found")
+    names = val_photo_names(40, 0)
+    assert len(names) == 40 and names == val_photo_names(40, 0)
+    assert val_photo_names(0, 0) == set()
+    from vision.evaluate import list_dataset
+
+    test = {it.image.name for it in list_dataset(shared_dir() / "data" / "real-dice", "test")}
+    assert not names & test

@@ -86,3 +86,18 @@ def test_probabilities_are_distributions(reader) -> None:  # noqa: ANN001
     np.testing.assert_allclose(det.face_probs.sum(axis=1), 1, atol=1e-4)
     assert np.all((det.value_probability > 0) & (det.value_probability <= 1))
     assert all(isinstance(n, str) and n for n in det.body_colour + det.pip_colour)
+
+
+def test_four_turns_make_the_reading_rotation_invariant() -> None:
+    import pytest
+
+    from vision.classifier import FaceClassifier
+
+    crops = np.random.default_rng(3).integers(0, 255, (4, CROP_PX, CROP_PX, 3)).astype(np.uint8)
+    turned = np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))
+    cls = FaceClassifier(turns=4)
+    np.testing.assert_allclose(cls.infer(crops), cls.infer(turned), atol=1e-4)
+    once = FaceClassifier(turns=1)
+    np.testing.assert_allclose(once.infer(crops), once.infer_once(crops))
+    with pytest.raises(ValueError, match="turns"):
+        FaceClassifier(turns=3)
