@@ -31,7 +31,8 @@ class DemoTable:
     answer_after: float = 8.0
     """seconds the simulated players wait for a human to answer before answering"""
     pause_between: float = 10.0
-    params: SimParams = field(default_factory=SimParams)
+    params: SimParams = field(default_factory=lambda: SimParams(observer="noise"))
+    """the simulated table; the noise observer by default (real time on one core)"""
     match_id: str | None = None
     table: SimulatedTable | None = None
     matches_played: int = 0

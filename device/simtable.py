@@ -6,10 +6,17 @@ the camera is bumped a little. With ``inject_violations`` > 0 a player sometimes
 illegal move instead (one the rules name), and puts the table back once the companion
 has flagged it.
 
-``observe(frame)`` is the reading of a frame. Until the dice reader and the calibration
-read rendered tables end to end, it is a calibrated noise model on the true table of that
-frame (``device.observer_sim``): the settle → reconcile → record path is the real one, the
-pixels-to-observation step is simulated, and the figures say so.
+Two observers (``SimParams.observer``):
+
+- ``real`` (default): the frames are rendered tables (:mod:`calibration.table_render`: the
+  printed mat, dice with their faces, pyramids, cards, an arm, light, bumps). The simulated
+  camera is calibrated from its first still frame as a user would (``dicetable calibrate``),
+  and every settled frame is read by :class:`device.observer.TableObserver`: the dice
+  reader, the face reader, the pieces readers and the calibration, exactly as for a real
+  camera. Whether the dice were thrown comes from its die tracker.
+- ``noise``: the frames are abstract squares and each reading is a calibrated noise model
+  on the true table of that frame (:mod:`device.observer_sim`), told by the table whether
+  the dice were thrown. Fast, for tests of the settle → reconcile → record loop only.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import random
 import time
 import zlib
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -47,7 +54,21 @@ class SimParams:
     """reader noise: chance that an attribute's top reading is wrong"""
     inject_violations: float = 0.0
     """chance that a player makes an illegal move instead of a legal one"""
+    observer: str = "real"
+    """'real': rendered frames read by the real pipeline; 'noise': abstract frames and the
+    noise model (see the module docstring)"""
 
+    def __post_init__(self) -> None:
+        if self.observer not in OBSERVERS:
+            raise ValueError(f"observer must be one of {', '.join(OBSERVERS)}")
+
+
+OBSERVERS = ("real", "noise")
+OBSERVER_TEXT = {
+    "real": "real pipeline on rendered frames: settler, dice reader (ONNX), face reader, "
+            "pyramid / card-slot readers, calibration from the first still frame, die tracker",
+    "noise": "noise model on the true table (device/observer_sim.py); no pixels are read",
+}
 
 @dataclass
 class Scene:
@@ -74,7 +95,19 @@ class SimulatedTable:
         self._scene = Scene(self.game.expected_view(self.truth.state), ())
         self._seq = 0
         self._light = 1.0
+        self._light_azimuth = 40.0
         self._shift = (0, 0)
+        self.renderer = None
+        self._camera = None
+        if self.params.observer == "real":
+            from calibration.table_render import IMAGE_SIZE, TableRenderer
+
+            self.renderer = TableRenderer(self.game.info.name, players, seed)
+            self._camera = self.renderer.camera
+            self.params = replace(self.params, width=IMAGE_SIZE[0], height=IMAGE_SIZE[1])
+            self.renderer.place(self._scene.view, thrown=True)
+        self._image = self._render(self._scene.view)
+        self.first_still: np.ndarray = self._image
         self._views: list[View] = [self._scene.view]
         self.scenes_at: dict[int, Scene] = {}
         self.still_from: dict[int, int] = {}  # frame -> first frame of its still run
@@ -136,27 +169,53 @@ class SimulatedTable:
         p, rng = self.params, self.rng
         if rng.random() < p.light_change:
             self._light = rng.uniform(0.8, 1.15)
+            if self.renderer is not None:  # (the noise path keeps its random sequence)
+                self._light_azimuth = rng.uniform(0, 360)
         if rng.random() < p.bump:
             self._shift = (rng.randint(-3, 3), rng.randint(-3, 3))
+            if self.renderer is not None:
+                self._camera = self.renderer.bumped(np.random.default_rng(rng.getrandbits(32)))
+        before = self._image
+        if self.renderer is not None:
+            self.renderer.place(scene.view, thrown=scene.rolled)
+        after = self._render(scene.view)
         n = rng.randint(*p.hand_frames)
+        side, hand_seed = (rng.randrange(4), rng.getrandbits(32)) if self.renderer else (0, 0)
         for i in range(n):
             # the hand reaches in, works, and leaves; the table changes under it halfway
             reach = min(i, n - 1 - i) / max(1, n // 2)
             shown = scene if i >= n // 2 else self._scene
-            self._queue.append((self._draw(shown.view, hand=reach, jitter=i), shown))
+            image = after if i >= n // 2 else before
+            self._queue.append((self._with_hand(image, reach, i, side, hand_seed), shown))
         self._scene = scene
+        self._image = after
         self._views.append(scene.view)
         self._still(scene)
 
     def _still(self, scene: Scene) -> None:
-        image = self._draw(scene.view)
+        image = self._image
         for _ in range(self.rng.randint(*self.params.still_frames)):
             self._queue.append((image, scene))
 
     # --- drawing ------------------------------------------------------------------------------
+    def _render(self, view: View) -> np.ndarray:
+        """The still table of a view, as the camera sees it now."""
+        if self.renderer is not None:
+            return self.renderer.render_still(view, camera=self._camera, light=self._light,
+                                              light_azimuth=self._light_azimuth,
+                                              seed=self._seq)
+        return self._draw(view)
+
+    def _with_hand(self, image: np.ndarray, reach: float, i: int, side: int,
+                   seed: int) -> np.ndarray:
+        if self.renderer is not None:
+            # the arm sways a little from frame to frame
+            return self.renderer.with_hand(image, reach, side, seed + i % 3)
+        return self._draw(self._scene.view, hand=reach, jitter=i)
+
     def _draw(self, view: View, hand: float = 0.0, jitter: int = 0) -> np.ndarray:
-        """A plain top-down picture of the table: enough for the settler's motion and hand
-        checks, not meant to be read by the dice reader."""
+        """A plain top-down picture of the table (observer 'noise'): enough for the
+        settler's motion and hand checks, not meant to be read by the dice reader."""
         p = self.params
         img = np.full((p.height, p.width, 3), (70, 105, 60), np.uint8)
         zones = sorted({e.zone for e in view})
@@ -184,7 +243,26 @@ class SimulatedTable:
 
     # --- reading --------------------------------------------------------------------------------
     def observer(self) -> Any:
-        """The reading of a frame: the noise model on that frame's true table."""
+        """The reading of a frame (see the module docstring for the two observers)."""
+        if self.params.observer == "real":
+            return self.real_observer()
+        return self.noise_observer()
+
+    def real_observer(self) -> Any:
+        """Calibrate the simulated camera from its first still frame, as a user would with
+        `dicetable calibrate`, and read every settled frame with the real pipeline."""
+        from calibration.procedure import calibrate_image
+        from device.observer import TableObserver, shared_readers
+
+        assert self.renderer is not None
+        profile = calibrate_image(self.first_still, self.renderer.layout,
+                                  source=f"sim:{self.game.info.name}")
+        reader, faces = shared_readers(self.game.info.name)
+        return TableObserver(profile, self.game.info.name, reader, faces)
+
+    def noise_observer(self) -> Any:
+        """The noise model on each frame's true table; whether the dice were thrown is told
+        by the table (a tracker needs positions, which this model has none of)."""
         noisy = NoisyObserver({}, self.rng, self.params.misread)
 
         last: list[int] = [-1]  # the frame read before this one
@@ -192,8 +270,6 @@ class SimulatedTable:
         def observe(frame: Frame) -> Observation:
             noisy.domains = attribute_domains(self._views[-40:])
             obs = noisy.observe(self.scenes_at[frame.seq].view, frame=frame.seq)
-            # A die tracker compares dice positions between readings; here: was a scene
-            # between the last reading and this one a throw of the dice?
             scenes = {id(self.scenes_at[f]): self.scenes_at[f]
                       for f in range(last[0] + 1, frame.seq + 1)}
             last[0] = frame.seq

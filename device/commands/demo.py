@@ -26,6 +26,10 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (8000)")
+    p.add_argument("--observer", choices=("noise", "real"), default="noise",
+                   help="noise (default): abstract frames and a noise model on the true "
+                        "table, light enough for real time; real: rendered frames read by the "
+                        "real pipeline (see `dicetable simulate --help`)")
     p.add_argument("--speed", type=float, default=1.0,
                    help="1 = real time at 30 frames/s; 4 = four times faster")
     p.add_argument("--terminal", action="store_true",
@@ -37,6 +41,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from device.demo import DemoTable
+    from device.simtable import OBSERVER_TEXT, SimParams
     from device.store import SQLiteStore
     from device.web.service import MatchService
     from engine import EngineError, get_game
@@ -49,20 +54,24 @@ def run(args: argparse.Namespace) -> int:
     if not args.speed > 0:
         raise UserError("--speed must be more than 0")
     service = MatchService(SQLiteStore(":memory:"))
+    params = SimParams(observer=args.observer)
     if args.terminal:
         return _terminal(args, service, DemoTable(service, game.info.name, args.players,
-                                                  args.seed, speed=1e9, answer_after=0.0))
+                                                  args.seed, speed=1e9, answer_after=0.0,
+                                                  params=params))
     if not 0 < args.port < 65536:
         raise UserError(f"--port must be 1..65535, not {args.port}")
     import uvicorn
 
     from device.web import create_app
 
-    demo = DemoTable(service, game.info.name, args.players, args.seed, speed=args.speed)
+    demo = DemoTable(service, game.info.name, args.players, args.seed, speed=args.speed,
+                     params=params)
     stop = threading.Event()
     thread = threading.Thread(target=demo.run, args=(stop,), name="demo-table", daemon=True)
     app = create_app(service.store, service=service,
-                     status=lambda: {"camera": "simulated table", "model": "noise model",
+                     status=lambda: {"camera": "simulated table",
+                                     "model": OBSERVER_TEXT[args.observer],
                                      "match": demo.match_id})
     thread.start()
     print(f"dicetable demo: open http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)

@@ -18,23 +18,33 @@ def register(sub: Any) -> None:
                     "auto_accepted (moves recorded with no question), violations_injected, "
                     "violations_flagged, silent_illegal (illegal moves accepted without an "
                     "alert), latency_frames_p50/p95 (frames from the table going still to the "
-                    "event), processing_ms_p50/p95 (per reading, one core).")
+                    "event), processing_ms_p50/p95 (per reading: observation + reconcile, one "
+                    "core), observer (which observer ran). By default every frame is a rendered "
+                    "table (mat, dice, pyramids, cards, an arm, light changes, camera bumps) "
+                    "read by the real pipeline: settler, dice reader, face reader, pieces "
+                    "readers, calibration made from the first still frame, die tracker. "
+                    "--observer noise replaces the pixels by a noise model on the true table "
+                    "(fast; for tests of the reconcile loop only).")
     p.add_argument("--game", required=True, help="game name")
     p.add_argument("--matches", type=int, default=10, help="matches (10)")
     p.add_argument("--players", type=int, default=2, help="players (2)")
     p.add_argument("--seed", type=int, default=0, help="first seed (0)")
     p.add_argument("--inject-violations", type=float, default=0.0, metavar="P",
                    help="chance that a move is an illegal one (0)")
+    p.add_argument("--observer", choices=("real", "noise"), default="real",
+                   help="real: rendered frames through the real pipeline (default); noise: "
+                        "the noise model on the true table, no pixels read")
     p.add_argument("--misread", type=float, default=0.03,
-                   help="reader noise of the observation model (0.03)")
+                   help="--observer noise: chance that a reading's top value is wrong (0.03)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from device.simtable import SimParams
+    from device.simtable import OBSERVER_TEXT, SimParams
     from device.simulate import simulate
     from engine import EngineError, get_game
+    from vision.onnx_models import ModelNotFoundError
 
     if args.matches < 1:
         raise UserError("--matches must be at least 1")
@@ -49,10 +59,14 @@ def run(args: argparse.Namespace) -> int:
     if not game.info.min_players <= args.players <= game.info.max_players:
         raise UserError(f"{game.info.name} is for {game.info.min_players}-"
                         f"{game.info.max_players} players, not {args.players}")
-    params = SimParams(inject_violations=args.inject_violations, misread=args.misread)
-    figures = simulate(game.info.name, args.matches, args.seed, params, args.players)
-    result = {"game": game.info.name, "observation": "noise model (see device/simtable.py)",
-              **figures.to_dict()}
+    params = SimParams(inject_violations=args.inject_violations, misread=args.misread,
+                       observer=args.observer)
+    try:
+        figures = simulate(game.info.name, args.matches, args.seed, params, args.players)
+    except ModelNotFoundError as exc:
+        raise UserError(f"{exc} (or use --observer noise)", exit_status=1) from None
+    result = {"game": game.info.name, "observer": args.observer,
+              "observation": OBSERVER_TEXT[args.observer], **figures.to_dict()}
     if args.json:
         print(json.dumps(result, indent=1))
     else:

@@ -12,7 +12,7 @@ from device.simulate import simulate
 
 
 def test_simulated_table_films_each_move() -> None:
-    table = SimulatedTable("icedice", 2, seed=3, params=SimParams())
+    table = SimulatedTable("icedice", 2, seed=3, params=SimParams(observer="noise"))
     frames = []
     while (frame := table.read()) is not None and len(frames) < 400:
         frames.append(frame)
@@ -24,14 +24,15 @@ def test_simulated_table_films_each_move() -> None:
 
 
 def test_icedice_end_to_end_is_exact() -> None:
-    figures = simulate("icedice", 1, seed=11, params=SimParams())
+    figures = simulate("icedice", 1, seed=11, params=SimParams(observer="noise"))
     result = figures.to_dict()
     assert result["state_exact"] == 1.0 and result["moves"] > 20
     assert result["auto_accepted"] >= 0.85 and result["latency_frames_p95"] <= 5
 
 
 def test_injected_violations_are_flagged() -> None:
-    figures = simulate("icedice", 1, seed=5, params=SimParams(inject_violations=0.1))
+    figures = simulate("icedice", 1, seed=5,
+                       params=SimParams(inject_violations=0.1, observer="noise"))
     assert figures.violations_injected >= 3
     assert figures.violations_flagged == figures.violations_injected
     assert figures.silent_illegal == 0
@@ -39,7 +40,7 @@ def test_injected_violations_are_flagged() -> None:
 
 def test_simulate_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--game", "icedice", "--matches", "1", "--seed", "2",
-                 "--json"]) == 0
+                 "--json", "--observer", "noise"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert set(result) >= {"matches", "moves", "state_exact", "auto_accepted",
                            "violations_injected", "violations_flagged", "silent_illegal",

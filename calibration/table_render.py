@@ -1,0 +1,351 @@
+"""A game's table as a camera sees it: the printed mat with the engine's expected view drawn on
+it physically, for the simulated camera and the end-to-end tests.
+
+- the mat is the game's layout (:func:`calibration.mat.render_mat`) laid on the renderer's
+  table as :mod:`calibration.synthetic` lays it (flipped: see there);
+- dice lie in their zone at jittered, non-overlapping places (IceDice colour and size dice
+  with their catalogued faces, Pyramid Dice d6s); a die keeps its place until it is thrown or
+  turned, so a die tracker can tell a throw from a hand that only moved pieces;
+- IceDice's Looney pyramids (:func:`vision.pyramids.draw_pyramids`) stand in the Counter and
+  the Vaults side by side, each keeping its place while it stays; the Bank is drawn as one
+  nested stack per colour (what the players do; the camera sees its largest piece);
+- Pyramid Dice cards lie in the pyramid's slots (a card's art is fixed by its id), in the side
+  area and in each player's area;
+- a hand and arm reaching in from an edge, light changes and small camera bumps are the
+  caller's choice per frame (:meth:`TableRenderer.frame`).
+
+Positions are the table's physical state (:class:`Placement`), kept between views.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from calibration.layouts import Layout, load_layout
+from calibration.synthetic import MatRenderer
+from engine.observation import Expected, View
+from vision.dietypes import get_type
+from vision.pyramids import BASE_MM, Pyramid, draw_pyramids
+from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
+
+logger = logging.getLogger(__name__)
+
+MAT_PPM = 3.0
+"""Raster resolution of the mat laid on the table (px per mm)."""
+IMAGE_SIZE = (1280, 960)
+"""The simulated camera's frame: a 4:3 mode of the Pi camera."""
+CAMERA_TILT_DEG = 12.0
+"""A camera on a stand at the table's side looks down at this angle (a guess of a typical
+setup, UNVERIFIED; calibration handles 0-35 deg)."""
+CAMERA_FILL = 0.9
+"""Share of the frame the mat spans (the user frames the mat with a small margin)."""
+DIE_MM = {"icedice": 18.0, "pyramid_dice": 16.0}
+"""Die edge per game (IceDice dice are larger than a standard 16 mm d6: UNVERIFIED guess)."""
+DIE_GAP_MM = 14.0
+"""Least distance between two dice's edges where they land."""
+PIECE_GAP_MM = 5.0
+"""Gap between neighbouring pyramids standing side by side."""
+CARD_MM = (44.0, 63.0)
+"""A card lying in an area (mini-card size, UNVERIFIED); slot cards take the slot's size."""
+
+
+@dataclass
+class Placement:
+    """Where each physical object lies (mat mm), carried from one view to the next."""
+
+    dice: list[tuple[Expected, float, float, float, int]] = field(default_factory=list)
+    """(object, x, y, yaw, face slot 1..6) per die."""
+    pieces: dict[str, list[tuple[Expected, float, float, float]]] = field(default_factory=dict)
+    """zone -> (object, x, y, yaw) per standing pyramid."""
+
+
+def _die_face(exp: Expected, rng: np.random.Generator) -> tuple[str | None, int]:
+    """(die type name, face slot 1..6) that shows the expected face up."""
+    tname = exp.attr("type") or "d6"
+    face = exp.attr("face")
+    dtype = get_type(tname)
+    slots = [i + 1 for i, f in enumerate(dtype.faces) if face is None or f.label == face]
+    if not slots:
+        raise ValueError(f"die type {tname} has no face {face!r}")
+    return tname, int(rng.choice(slots))
+
+
+def _draw_pyramids_fast(img: np.ndarray, pieces: list[Pyramid], cam: CameraPose,
+                        centre: np.ndarray, light_dir: np.ndarray, seed: int) -> None:
+    """draw_pyramids one piece at a time on the piece's own patch of the image (far pieces
+    first): the same drawing, ~50x faster than on the whole frame per face."""
+    h, w = img.shape[:2]
+    rng = np.random.default_rng(seed)
+    order = sorted(pieces, key=lambda p: -np.hypot(p.x - centre[0], p.y - centre[1]))
+    for p in order:
+        r = BASE_MM[p.size]
+        ring = np.array([[p.x + dx, p.y + dy, dz] for dx in (-r, r) for dy in (-r, r)
+                         for dz in (0.0, r * 1.7)])
+        tip = np.array([[p.x, p.y, 0.0]]) + np.array([[*(-r * 1.6 * light_dir[:2]
+                                                        / max(light_dir[2], 0.3)), 0.0]])
+        uv = cam.project(np.vstack([ring, tip]))[0]
+        x0, y0 = np.floor(uv.min(axis=0)).astype(int) - 12
+        x1, y1 = np.ceil(uv.max(axis=0)).astype(int) + 12
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        roi = img[y0:y1, x0:x1]
+        off = np.array([x0, y0], np.float64)
+        draw_pyramids(roi, [p], lambda pts, off=off: cam.project(pts)[0] - off, centre,
+                      light_dir, rng)
+
+
+class TableRenderer:
+    """Draws one game's table (fixed camera pose, changing light, hands, bumps)."""
+
+    def __init__(self, game: str, players: int, seed: int = 0,
+                 layout: Layout | None = None) -> None:
+        self.layout = layout or load_layout(game, players)
+        self.game = self.layout.game
+        self.mr = MatRenderer(self.layout, ppm=MAT_PPM)
+        self.empty_mat = np.ascontiguousarray(self.mr.mat[::-1])  # mat orientation
+        self.rng = np.random.default_rng(seed)
+        self.camera = self._pose()
+        self.die_mm = DIE_MM.get(self.game, 16.0)
+        self.placement = Placement()
+        self._cards_cache: dict[tuple, np.ndarray] = {}
+
+    # --- camera ---------------------------------------------------------------------------
+    def _pose(self) -> CameraPose:
+        """A fixed pose: mat centred, seen from its near long side at CAMERA_TILT_DEG."""
+        w, h = self.layout.size_mm
+        centre = self.mr.to_table(np.array([[w / 2, h / 2]]))[0]
+        base = {"width": IMAGE_SIZE[0], "height": IMAGE_SIZE[1], "fov_deg": 62.0,
+                "target_mm": (float(centre[0]), float(centre[1])), "tilt_deg": CAMERA_TILT_DEG,
+                "azimuth_deg": -90.0, "roll_deg": 0.0}
+        corners = self.mr.to_table(np.array([[0, 0], [w, 0], [w, h], [0, h]]))
+        corners = np.column_stack([corners, np.zeros(4)])
+        lo, hi = 100.0, 5000.0
+        for _ in range(40):
+            d = (lo + hi) / 2
+            uv, _ = CameraPose(distance_mm=d, **base).project(corners)  # type: ignore[arg-type]
+            span = max(np.abs(uv[:, 0] - IMAGE_SIZE[0] / 2).max() / (IMAGE_SIZE[0] / 2),
+                       np.abs(uv[:, 1] - IMAGE_SIZE[1] / 2).max() / (IMAGE_SIZE[1] / 2))
+            lo, hi = (d, hi) if span > CAMERA_FILL else (lo, d)
+        return CameraPose(distance_mm=hi, **base)  # type: ignore[arg-type]
+
+    def bumped(self, rng: np.random.Generator) -> CameraPose:
+        """The camera knocked a little: a few mm and a fraction of a degree."""
+        c = self.camera
+        return replace(c, target_mm=(c.target_mm[0] + float(rng.uniform(-4, 4)),
+                                     c.target_mm[1] + float(rng.uniform(-4, 4))),
+                       tilt_deg=c.tilt_deg + float(rng.uniform(-0.7, 0.7)),
+                       roll_deg=c.roll_deg + float(rng.uniform(-0.5, 0.5)))
+
+    # --- physical state -------------------------------------------------------------------
+    def place(self, view: View, thrown: bool) -> Placement:
+        """Carry the placement over to `view`: dice keep their places unless `thrown` (then
+        they land anew) or turned (same place, new face); pyramids keep theirs while they
+        stay in their zone, new ones stand in the first free spot."""
+        rng = self.rng
+        dice = [e for e in view if e.kind == "die"]
+        old = list(self.placement.dice)
+        new: list[tuple[Expected, float, float, float, int]] = []
+        if not thrown:
+            rest = []
+            for e in dice:  # same die, same face: stays
+                hit = next((i for i, d in enumerate(old) if d[0] == e), None)
+                if hit is None:
+                    rest.append(e)
+                else:
+                    new.append(old.pop(hit))
+            for e in rest:  # turned by hand (or a face newly known): same place
+                if old:
+                    _, x, y, yaw, _ = old.pop(0)
+                    new.append((e, x, y, yaw, _die_face(e, rng)[1]))
+                else:
+                    new.append(self._land(e, new))
+        else:
+            for e in dice:
+                new.append(self._land(e, new))
+        pieces: dict[str, list[tuple[Expected, float, float, float]]] = {}
+        for zone in sorted({e.zone for e in view if e.kind == "piece"} - {"bank"}):
+            want = [e for e in view if e.kind == "piece" and e.zone == zone]
+            before = list(self.placement.pieces.get(zone, []))
+            kept = []
+            for e in want:
+                hit = next((i for i, p in enumerate(before) if p[0] == e), None)
+                kept.append(before.pop(hit) if hit is not None else None)
+            taken = [p for p in kept if p is not None]
+            for i, e in enumerate(want):
+                if kept[i] is None:
+                    x, y = self._free_spot(zone, e, taken)
+                    kept[i] = (e, x, y, float(rng.uniform(-6, 6)))
+                    taken.append(kept[i])  # type: ignore[arg-type]
+            pieces[zone] = [p for p in kept if p is not None]
+        self.placement = Placement(new, pieces)
+        return self.placement
+
+    def _land(self, e: Expected, placed: list) -> tuple[Expected, float, float, float, int]:
+        poly = np.array(self.layout.zone(e.zone).polygon)
+        margin = self.die_mm * 0.9
+        lo, hi = poly.min(axis=0) + margin, poly.max(axis=0) - margin
+        need = self.die_mm * 1.42 + DIE_GAP_MM
+        for _ in range(400):
+            p = self.rng.uniform(lo, hi)
+            if all(np.hypot(p[0] - d[1], p[1] - d[2]) >= need for d in placed):
+                break
+        return (e, float(p[0]), float(p[1]), float(self.rng.uniform(0, 90)),
+                _die_face(e, self.rng)[1])
+
+    def _free_spot(self, zone: str, e: Expected, taken: list) -> tuple[float, float]:
+        """Rows of spots across the zone, nearest the zone's inner corner first."""
+        poly = np.array(self.layout.zone(zone).polygon)
+        (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
+        big = BASE_MM["L"]
+        half = BASE_MM[e.attr("size") or "L"] / 2
+        rows = max(1, int((y1 - y0) // (big + 2)))
+        ys = np.linspace(y0 + big / 2 + 1, y1 - big / 2 - 1, rows) if rows > 1 else \
+            np.array([(y0 + y1) / 2])
+        for y in ys:
+            x = x0 + 2
+            row = sorted((p for p in taken if abs(p[2] - y) < 1), key=lambda p: p[1])
+            for p in row:
+                ph = BASE_MM[p[0].attr("size") or "L"] / 2
+                if p[1] - ph - PIECE_GAP_MM >= x + 2 * half:
+                    break
+                x = p[1] + ph + PIECE_GAP_MM
+            if x + 2 * half <= x1 - 1:
+                return float(x + half), float(y)
+        logger.warning("zone %s is full: a pyramid stands over its edge", zone)
+        return float(x1 - half), float(ys[-1])
+
+    # --- drawing --------------------------------------------------------------------------
+    def _card_art(self, key: str, w: int, h: int) -> np.ndarray:
+        """A card's face (fixed by its id): coloured art with a pale border."""
+        rng = np.random.default_rng(zlib.crc32(key.encode()))
+        card = np.full((h, w, 3), (225, 235, 240), np.uint8)
+        b = max(2, int(min(w, h) * 0.06))
+        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(90, 256), rng.integers(70, 230)]]])
+        card[b:h - b, b:w - b] = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
+        for _ in range(6):
+            cv2.circle(card, (int(rng.uniform(b, w - b)), int(rng.uniform(b, h - b))),
+                       int(rng.uniform(0.05, 0.2) * w),
+                       tuple(int(v) for v in rng.integers(0, 256, 3)), -1, cv2.LINE_AA)
+        return card
+
+    def _mat_with_cards(self, view: View) -> np.ndarray:
+        cards = tuple(sorted((e.zone, e.slot or "", e.attr("card") or "")
+                             for e in view if e.kind == "card"))
+        if not cards:
+            return self.mr.mat
+        if cards in self._cards_cache:
+            return self._cards_cache[cards]
+        out = self.empty_mat.copy()
+        ppm = MAT_PPM
+        slots = {s.id: s for z in self.layout.zones for s in z.slots}
+        loose: dict[str, int] = {}
+        for zone, slot, cid in cards:
+            if slot and slot in slots:
+                poly = np.asarray(slots[slot].polygon)
+                (sx0, sy0), (sx1, sy1) = poly.min(axis=0), poly.max(axis=0)
+                jitter = np.random.default_rng(zlib.crc32(f"{slot}{cid}".encode())).uniform(
+                    -1.5, 1.5, 2)
+                x0, y0 = sx0 + 1 + jitter[0], sy0 + 1 + jitter[1]
+                w, h = sx1 - sx0 - 2, sy1 - sy0 - 2
+            else:
+                k = loose.get(zone, 0)
+                loose[zone] = k + 1
+                zp = np.array(self.layout.zone(zone).polygon)
+                (zx0, zy0), (zx1, zy1) = zp.min(axis=0), zp.max(axis=0)
+                w, h = CARD_MM
+                per_row = max(1, int((zx1 - zx0 - 4) // (w * 0.55)))
+                x0 = zx0 + 3 + (k % per_row) * w * 0.55
+                y0 = zy0 + 3 + min((k // per_row) * 12.0, zy1 - zy0 - h - 6)
+                w, h = min(w, zx1 - x0 - 2), min(h, zy1 - y0 - 2)
+            px0, py0 = int(round(x0 * ppm)), int(round(y0 * ppm))
+            pw, ph = int(round(w * ppm)), int(round(h * ppm))
+            if pw > 4 and ph > 4:
+                out[py0:py0 + ph, px0:px0 + pw] = self._card_art(f"{zone}{cid}", pw, ph)
+        raster = np.ascontiguousarray(out[::-1])
+        if len(self._cards_cache) > 64:
+            self._cards_cache.clear()
+        self._cards_cache[cards] = raster
+        return raster
+
+    def _bank_stacks(self, view: View) -> list[Pyramid]:
+        """The Bank: one nested stack per colour, seen as its largest piece."""
+        bank = [e for e in view if e.kind == "piece" and e.zone == "bank"]
+        if not bank:
+            return []
+        poly = np.array(self.layout.zone("bank").polygon)
+        (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
+        colours = sorted({e.attr("colour") or "" for e in bank})
+        order = ("S", "M", "L")
+        out = []
+        cols = 3
+        for i, c in enumerate(colours):
+            size = max((e.attr("size") or "S" for e in bank if e.attr("colour") == c),
+                       key=order.index)
+            cx = x0 + (x1 - x0) * (i % cols + 0.5) / cols
+            cy = y0 + (y1 - y0) * (i // cols + 0.5) / 2
+            out.append(Pyramid(float(cx), float(cy), c, size, 8.0 * i))
+        return out
+
+    def render_still(self, view: View, *, camera: CameraPose | None = None,
+                     light: float = 1.0, light_azimuth: float = 40.0, seed: int = 0
+                     ) -> np.ndarray:
+        """The table of `view` (placement as last set by :meth:`place`), uint8 BGR."""
+        cam = camera or self.camera
+        mat = self._mat_with_cards(view)
+        dice = []
+        for e, x, y, yaw, face in self.placement.dice:
+            t = self.mr.to_table(np.array([x, y]))[0]
+            tname = e.attr("type") or "d6"
+            dice.append(DieSpec(float(t[0]), float(t[1]), face, yaw, size_mm=self.die_mm,
+                                die_type=get_type(tname)))
+        lighting = Lighting(azimuth_deg=light_azimuth, elevation_deg=62.0, ambient=0.6)
+        scene = Scene(tuple(dice), cam, lighting, seed, mat, 1 / MAT_PPM)
+        img = render(scene).image
+        pieces = [Pyramid(x, y, e.attr("colour") or "red", e.attr("size") or "L", yaw)
+                  for zone in self.placement.pieces.values() for e, x, y, yaw in zone]
+        pieces += self._bank_stacks(view)
+        if pieces:
+            f = img.astype(np.float32) / 255.0
+            _, centre = cam.extrinsics()
+            table = [Pyramid(*self.mr.to_table(np.array([p.x, p.y]))[0], p.colour, p.size,
+                             p.yaw) for p in pieces]
+            _draw_pyramids_fast(f, table, cam, centre, lighting.direction, seed)
+            img = np.clip(f * 255 + 0.5, 0, 255).astype(np.uint8)
+        if light != 1.0:
+            img = cv2.convertScaleAbs(img, alpha=light)
+        return img
+
+    def with_hand(self, image: np.ndarray, reach: float, side: int, seed: int) -> np.ndarray:
+        """`image` with an arm reaching in from one edge (side 0..3) by `reach` (0..1 of the
+        way to the table's middle), and its soft shadow."""
+        if reach <= 0:
+            return image
+        h, w = image.shape[:2]
+        rng = np.random.default_rng(seed)
+        edge = [(w * rng.uniform(0.3, 0.7), h + 40), (w * rng.uniform(0.3, 0.7), -40),
+                (-40, h * rng.uniform(0.3, 0.7)), (w + 40, h * rng.uniform(0.3, 0.7))][side % 4]
+        target = (w / 2 + rng.uniform(-0.2, 0.2) * w, h / 2 + rng.uniform(-0.2, 0.2) * h)
+        tip = (edge[0] + (target[0] - edge[0]) * reach, edge[1] + (target[1] - edge[1]) * reach)
+        # The arm's soft shadow, worked out at 1/8 scale (a blur of this size needs no more).
+        q = 8
+        shadow = np.zeros((h // q, w // q), np.float32)
+        cv2.line(shadow, (int((edge[0] + 30) / q), int((edge[1] + 30) / q)),
+                 (int((tip[0] + 30) / q), int((tip[1] + 30) / q)), 1.0,
+                 max(1, int((w * 0.07 + 20) / q)))
+        shadow = cv2.resize(cv2.GaussianBlur(shadow, (0, 0), 15 / q), (w, h),
+                            interpolation=cv2.INTER_LINEAR)
+        out = image.astype(np.float32)
+        out *= (1 - 0.35 * shadow)[..., None]
+        width = int(w * 0.07)
+        skin = np.array([105, 140, 200], np.float32) * rng.uniform(0.6, 1.1)
+        cv2.line(out, (int(edge[0]), int(edge[1])), (int(tip[0]), int(tip[1])),
+                 skin.tolist(), width, cv2.LINE_AA)
+        cv2.circle(out, (int(tip[0]), int(tip[1])), int(width * 0.8), skin.tolist(), -1,
+                   cv2.LINE_AA)
+        return np.clip(out, 0, 255).astype(np.uint8)

@@ -1,0 +1,324 @@
+"""The real observer: a settled camera frame -> the engine's Observation.
+
+Built once from a calibration profile, it runs the whole reading chain on every frame it is
+given, for a real camera (`dicetable serve --camera SPEC --profile P`) and for the rendered
+simulated table alike:
+
+frame → DiceReader (detector + pip classifier, ONNX) → die types and faces of the game's
+catalogued dice (calibration.pieces_read.read_dice_types) → pyramids or card slots on the
+table plane (read_table_pieces / observed_pieces) → zones, slots, positions through the
+profile's homography, re-fitted from the markers when the camera was bumped
+(calibration.observe) → Observation, with ``dice_moved`` from a die tracker.
+
+What the camera cannot read is left out of ``zones_seen`` so the rules do not count it as
+missing: the Bank (stacks nest: only each stack's largest piece shows), the Pyramid Dice side
+area and the players' areas (the cards' identities are not read). The rules know what lies
+there from the moves they saw.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from engine.observation import Observation, Observed
+from vision.frame import Frame
+
+logger = logging.getLogger(__name__)
+
+READ_ZONES: dict[str, tuple[str, ...]] = {
+    "icedice": ("rolling", "counter", "vault:0", "vault:1", "vault:2", "vault:3", "vault:4"),
+    "pyramid_dice": ("rolling", "pyramid"),
+}
+"""Zones whose content the camera reads, per game (others: every zone)."""
+DICE_ZONES: dict[str, tuple[str, ...]] = {"icedice": ("rolling",),
+                                          "pyramid_dice": ("rolling",)}
+"""Where a game's dice lie: a 'die' found elsewhere is a piece's or a card's detail."""
+PIECE_ZONES = ("bank", "counter", "vault:0", "vault:1", "vault:2", "vault:3", "vault:4")
+"""Where IceDice pyramids stand: a 'pyramid' found elsewhere is a die's colour patch."""
+TRACK_MM = 6.0
+"""A die whose nearest die of the last reading is farther than this has moved (a die that
+is only looked at again moves < 1 mm; a thrown one lands centimetres away)."""
+TYPE_CONFIDENCE = 0.97
+"""Probability given to the die type read by nearest face means (its held-out accuracy on
+the game's types is ~1.0: models/README; the rest stays "something else")."""
+
+
+@dataclass
+class DieTracker:
+    """Did any die leave its place since the last reading? (the camera's own answer to "was
+    this a throw?": dice that were not thrown stay put)."""
+
+    last: np.ndarray | None = None
+
+    def update(self, positions: np.ndarray) -> bool | None:
+        prev, self.last = self.last, positions
+        if prev is None:
+            # The first reading is the reference the match starts from: the dice lie where
+            # they were found, nothing has been thrown since.
+            return False
+        if len(prev) != len(positions):
+            return True
+        if len(positions) == 0:
+            return False
+        d = np.linalg.norm(positions[:, None, :] - prev[None, :, :], axis=2)
+        return bool(d.min(axis=1).max() > TRACK_MM or d.min(axis=0).max() > TRACK_MM)
+
+
+MARKER_CHANGE = 14.0
+"""Mean grey difference (0..255, each patch normalised to its mean) of the markers' patches
+from the last fit above which the markers are looked for again (a bumped camera moves them
+by pixels: a difference of 40+; sensor noise and light changes: under 5)."""
+ZONE_CHANGE = 6.0
+"""Mean grey difference of a piece zone, rectified at 1 px/mm and normalised, from its last
+reading above which it is read again (a piece put down or taken: 10+ over a zone; noise: <3)."""
+PIECES_PPM = 2.0
+"""Resolution at which pieces and card slots are read (calibration.pieces_read.PPM)."""
+ZONE_MARGIN_MM = 12.0
+"""A zone is searched for pyramids this much beyond its edges (a tall piece leans out)."""
+
+
+def _norm(patch: np.ndarray) -> np.ndarray:
+    f = patch.astype(np.float32)
+    return f * (128.0 / max(float(f.mean()), 1.0))
+
+
+@dataclass
+class TableObserver:
+    """Callable frame -> Observation for one calibrated table (see the module docstring).
+
+    Two cheap gates keep the slow steps for the frames that need them: the markers are
+    looked for again only when their patches of the image changed (a bumped camera), and a
+    piece zone (or the card pyramid) is read again only when it changed since its last
+    reading; otherwise its last reading stands."""
+
+    profile: Any
+    """calibration.profile.Profile"""
+    game: str
+    reader: Any = None
+    """vision.reader.DiceReader (loaded when None)"""
+    face_reader: Any = None
+    """vision.faces.DieFaceReader (loaded when None and the game has catalogued dice)"""
+    edition: str = "rainbow"
+    tracker: DieTracker = field(default_factory=DieTracker)
+    timings: dict[str, float] = field(default_factory=dict)
+    last_detections: Any = None
+    camera_status: str = "ok"
+    _fitted: Any = None
+    _marker_patches: list[tuple[tuple[int, int, int, int], np.ndarray]] | None = None
+    _zone_cache: dict[str, tuple[np.ndarray, list[Observed]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from vision.dietypes import game_types
+
+        if self.reader is None:
+            from vision.reader import DiceReader
+
+            self.reader = DiceReader()
+        if self.face_reader is None and game_types(self.game):
+            from vision.faces import DieFaceReader
+
+            self.face_reader = DieFaceReader()
+
+    def __call__(self, frame: Frame) -> Observation:
+        return self.observe(frame.image, frame.seq)
+
+    # --- geometry ---------------------------------------------------------------------------
+    def _patches(self, prof: Any, grey: np.ndarray) -> list:
+        out = []
+        h, w = grey.shape
+        for m in prof.layout.markers:
+            px = prof.geometry.to_px(np.array(m.corners(), np.float64))
+            (x0, y0), (x1, y1) = px.min(axis=0), px.max(axis=0)
+            gx, gy = (x1 - x0) * 0.3, (y1 - y0) * 0.3
+            box = (max(0, int(x0 - gx)), max(0, int(y0 - gy)), min(w, int(x1 + gx) + 1),
+                   min(h, int(y1 + gy) + 1))
+            if box[2] - box[0] > 4 and box[3] - box[1] > 4:
+                out.append((box, _norm(grey[box[1]:box[3], box[0]:box[2]])))
+        return out
+
+    def geometry(self, image: np.ndarray) -> Any:
+        """The profile fitted to this frame (markers searched only when they changed)."""
+        import cv2
+
+        from calibration.observe import current_geometry
+
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if self._fitted is not None and self._fitted.geometry.image_size == (
+                image.shape[1], image.shape[0]) and self._marker_patches:
+            diffs = [float(np.abs(_norm(grey[b[1]:b[3], b[0]:b[2]]) - ref).mean())
+                     for b, ref in self._marker_patches]
+            if float(np.median(diffs)) <= MARKER_CHANGE:
+                return self._fitted
+        prof, self.camera_status = current_geometry(self.profile, image)
+        if self.camera_status == "moved" or self._fitted is None:
+            self._zone_cache.clear()
+        self._fitted = prof
+        self._marker_patches = self._patches(prof, grey)
+        return prof
+
+    # --- pieces -----------------------------------------------------------------------------
+    def _zone_view(self, prof: Any, image: np.ndarray, region: tuple) -> np.ndarray:
+        import cv2
+
+        from vision.pyramids import rectify
+
+        top = rectify(image, prof.geometry.homography, region, 1.0)
+        return _norm(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY))
+
+    def _cached(self, key: str, prof: Any, image: np.ndarray, region: tuple,
+                read: Any) -> list[Observed]:
+        view = self._zone_view(prof, image, region)
+        hit = self._zone_cache.get(key)
+        if hit is not None and hit[0].shape == view.shape and float(
+                np.abs(view - hit[0]).mean()) <= ZONE_CHANGE:
+            return hit[1]
+        got = read()
+        self._zone_cache[key] = (view, got)
+        return got
+
+    def _pyramids(self, prof: Any, image: np.ndarray, zone: str) -> list[Observed]:
+        from vision.pyramids import RAINBOW, SUITS_EDITION, read_pyramids
+
+        layout, g = prof.layout, prof.geometry
+        poly = np.array(layout.zone(zone).polygon)
+        (x0, y0), (x1, y1) = poly.min(axis=0) - ZONE_MARGIN_MM, poly.max(axis=0) + ZONE_MARGIN_MM
+        w, h = layout.size_mm
+        x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(w, x1), min(h, y1)
+        x0, y0 = np.floor(x0 * PIECES_PPM) / PIECES_PPM, np.floor(y0 * PIECES_PPM) / PIECES_PPM
+        region = (float(x0), float(y0), float(x1), float(y1))
+
+        def read() -> list[Observed]:
+            ref = _mat(layout)
+            a, b = int(round(x0 * PIECES_PPM)), int(round(y0 * PIECES_PPM))
+            rw = int(round((x1 - x0) * PIECES_PPM))
+            rh = int(round((y1 - y0) * PIECES_PPM))
+            palette = SUITS_EDITION if self.edition == "suits" else RAINBOW
+            out = []
+            for p in read_pyramids(image, g.homography, region, reference=ref[b:b + rh, a:a + rw],
+                                   nadir=g.camera_mm[:2], palette=palette, ppm=PIECES_PPM):
+                z, slot = layout.locate((p.x, p.y))
+                if z != zone:
+                    continue
+                out.append(Observed.make(
+                    "piece", z, slot, position_mm=(round(p.x, 1), round(p.y, 1)),
+                    colour={k: round(v, 4) for k, v in p.colour.items()},
+                    size={k: round(v, 4) for k, v in p.size.items()}))
+            return out
+
+        return self._cached(zone, prof, image, region, read)
+
+    def _cards(self, prof: Any, image: np.ndarray) -> list[Observed]:
+        from calibration.pieces_read import observed_pieces, read_table_pieces
+
+        poly = np.array(prof.layout.zone("pyramid").polygon)
+        region = (*poly.min(axis=0), *poly.max(axis=0))
+        return self._cached("pyramid", prof, image, tuple(float(v) for v in region),
+                            lambda: observed_pieces(read_table_pieces(prof, image)))
+
+    # --- the observation --------------------------------------------------------------------
+    def observe(self, image: np.ndarray, seq: int | None = None) -> Observation:
+        from calibration.observe import observed_objects, on_markers, snapped, zones_seen
+        from calibration.palette import white_reference
+        from calibration.pieces_read import read_dice_types
+
+        t = {"t": time.perf_counter()}
+        self.timings = {}
+
+        def lap(name: str) -> None:
+            now = time.perf_counter()
+            self.timings[name] = round((now - t["t"]) * 1000, 1)
+            t["t"] = now
+
+        prof = self.geometry(image)
+        layout = prof.layout
+        lap("geometry")
+        det = self.reader.read(image)
+        lap("dice")
+        # Only detections in the game's dice zones are dice (card art and pyramids make the
+        # detector fire too), and none on a printed marker.
+        dice_zones = DICE_ZONES.get(self.game)
+        rough = prof.geometry.to_mm(det.center, layout.object_height_mm) if len(det) else []
+        keep = [i for i, (m, p) in enumerate(zip(on_markers(prof, det), rough, strict=True))
+                if m is None and (dice_zones is None
+                                  or layout.locate((float(p[0]), float(p[1])))[0] in dice_zones)]
+        det = det[np.array(keep, np.int64)]
+        white = white_reference(image, prof.geometry, layout)
+        det, heights = snapped(prof, det, image, white)
+        objects = observed_objects(prof, det, image, "die", heights, white)
+        idx = [i for i, o in enumerate(objects) if dice_zones is None or o.zone in dice_zones]
+        det = det[np.array(idx, np.int64)]
+        objects = [objects[i] for i in idx]
+        self.last_detections = det
+        lap("dice_table")
+        types = read_dice_types(self.face_reader, image, det, self.game) \
+            if self.face_reader is not None else [None] * len(det)
+        dice: list[Observed] = []
+        for o, ty in zip(objects, types, strict=True):
+            if ty is None:
+                dice.append(o)
+                continue
+            dists: dict[str, Any] = {name: dict(d) for name, d in o.dists if name != "face"}
+            dists["type"] = {ty["type"]: TYPE_CONFIDENCE}
+            dists["face"] = ty["faces"]
+            dice.append(Observed.make("die", o.zone, o.slot, confidence=o.confidence,
+                                      position_mm=o.position_mm, **dists))
+        lap("faces")
+        readable = READ_ZONES.get(self.game)
+        pieces: list[Observed] = []
+        if layout.game == "icedice":
+            for zone in (z.name for z in layout.zones):
+                if zone in PIECE_ZONES and (readable is None or zone in readable):
+                    pieces += self._pyramids(prof, image, zone)
+        elif layout.game == "pyramid_dice":
+            pieces = self._cards(prof, image)
+        lap("pieces")
+        seen = zones_seen(layout, prof.geometry, image, white)
+        if readable is not None:
+            seen = frozenset(z for z in seen if z in readable)
+        positions = np.array([o.position_mm for o in dice if o.position_mm is not None],
+                             np.float64).reshape(-1, 2)
+        moved = self.tracker.update(positions)
+        lap("zones")
+        return Observation(tuple(dice + pieces), seen, None, seq, moved)
+
+
+@cache
+def _mat(layout: Any) -> np.ndarray:
+    from calibration.mat import render_mat
+
+    return render_mat(layout, PIECES_PPM)
+
+
+def load_observer(profile_path: str, game: str) -> TableObserver:
+    """The observer of a saved profile; ProfileError / ModelNotFoundError say what is wrong."""
+    from calibration.profile import load
+
+    profile = load(profile_path)
+    return TableObserver(profile, game)
+
+
+_READERS: dict[str, tuple[Any, Any]] = {}
+
+
+def shared_readers(game: str) -> tuple[Any, Any]:
+    """(DiceReader, DieFaceReader or None) loaded once per process and game (the simulator
+    plays many matches; loading the ONNX sessions again for each would dominate)."""
+    from vision.dietypes import game_types
+
+    key = "typed" if game_types(game) else "plain"
+    if key not in _READERS:
+        from vision.reader import DiceReader
+
+        faces = None
+        if key == "typed":
+            from vision.faces import DieFaceReader
+
+            faces = DieFaceReader()
+        _READERS[key] = (DiceReader(), faces)
+    return _READERS[key]
