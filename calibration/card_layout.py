@@ -3,6 +3,7 @@ the slots behind it (their cards reach under it) and in front of it (their cards
 
 Pyramid Dice slot ids are ``r<row>c<col>``; row 1 is the apex, at the far end, and each row
 lies on the lower part of the row behind it (as engine/games/pyramid_dice covers cards).
+The side area's places (``s<n>``) do not overlap: no slot behind or in front.
 """
 
 from __future__ import annotations

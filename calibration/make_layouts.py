@@ -92,6 +92,26 @@ def icedice(players: int, base: int) -> Layout:
 CARD_W, CARD_H, CARD_PITCH, ROW_STEP = 44.0, 63.0, 48.0, 34.0
 
 
+def side_slots(zone: Rect) -> tuple[Slot, ...]:
+    """Places for the cards removed from the pyramid (rules: "put it in an empty place beside
+    it"): as many whole cards as fit side by side, GAP apart, centred in the zone; ids
+    ``s<n>`` row-major from the far row. The rules give no number of places: the count is
+    what the mat has room for (8 on the shipped mats), not a rule."""
+    x0, y0, x1, y1 = zone
+    cols = int((x1 - x0 + GAP) // (CARD_W + GAP))
+    rows = int((y1 - y0 + GAP) // (CARD_H + GAP))
+    left = x0 + (x1 - x0 - cols * CARD_W - (cols - 1) * GAP) / 2
+    top = y0 + (y1 - y0 - rows * CARD_H - (rows - 1) * GAP) / 2
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            ax, ay = left + c * (CARD_W + GAP), top + r * (CARD_H + GAP)
+            out.append(Slot(f"s{r * cols + c + 1}", rect(round(ax, 2), round(ay, 2),
+                                                        round(ax + CARD_W, 2),
+                                                        round(ay + CARD_H, 2))))
+    return tuple(out)
+
+
 def pyramid_dice(players: int, base: int) -> Layout:
     w, h = 660.0, 480.0
     x0, y0 = BORDER, BORDER
@@ -110,7 +130,7 @@ def pyramid_dice(players: int, base: int) -> Layout:
     side, rolling = (right[0], right[1], right[2], right[1] + 150), \
         (right[0], right[1] + 150 + GAP, right[2], right[3])
     zones = [Zone("pyramid", "Pyramid", rect(*pyr), tuple(slots)),
-             Zone("side", "Side area", rect(*side)),
+             Zone("side", "Side area", rect(*side), side_slots(side)),
              Zone("rolling", "Rolling area", rect(*rolling))]
     near = (x0, pyr[3] + GAP, w - BORDER, h - BORDER)
     for p, r in enumerate(split(near, players)):
@@ -118,7 +138,8 @@ def pyramid_dice(players: int, base: int) -> Layout:
     return Layout("pyramid_dice", players, f"Pyramid Dice, {players} players", (w, h),
                   border_markers(w, h, base), tuple(zones), ("white", "red", "black"), 8.0,
                   doc="Zones: rolling, pyramid (slots r<row>c<col>, row 1 = apex = far end, "
-                      "row 7 nearest the players, as engine/games/pyramid_dice), side, "
+                      "row 7 nearest the players, as engine/games/pyramid_dice), side (places "
+                      "s<n> for removed cards, as many as fit; the engine names no side place), "
                       "area:<player>. Cards assumed 44 x 63 mm, rows overlapping by 29 mm.")
 
 

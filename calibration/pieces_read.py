@@ -4,8 +4,8 @@ adds, and the :class:`engine.observation.Observed` objects the live loop weighs.
 - dice of a game with catalogued die types (IceDice, Quarriors): the type of each die is the
   one whose face means (embedding of rendered faces) lie nearest; its face is then read with
   that type's calibrated probabilities.
-- pyramids (IceDice) and card slots (Pyramid Dice) need the profile: they are read on the
-  table plane, against the mat's own raster.
+- pyramids (IceDice) and card slots (Pyramid Dice: the pyramid's and the side area's places)
+  need the profile: they are read on the table plane, against the mat's own raster.
 """
 
 from __future__ import annotations
@@ -80,15 +80,21 @@ def read_table_pieces(profile: Profile, image: np.ndarray, edition: str = "rainb
                         "sizes": {k: round(v, 4) for k, v in p.size.items()},
                         "base_mm": round(p.base_mm, 1)})
     elif layout.game == "pyramid_dice":
-        slots = card_slots(layout)
-        poly = np.array(layout.zone("pyramid").polygon)
+        zones = [z for z in ("pyramid", "side") if any(
+            zz.name == z and zz.slots for zz in layout.zones)]
+        slots, zone_of = [], {}
+        for z in zones:
+            for s in card_slots(layout, z):
+                slots.append(s)
+                zone_of[s.id] = z
+        poly = np.concatenate([np.array(layout.zone(z).polygon) for z in zones])
         x0, y0 = poly.min(axis=0)
         x1, y1 = poly.max(axis=0)
         mat = _mat(layout)
         ref = mat[int(y0 * PPM):int(round(y1 * PPM)), int(x0 * PPM):int(round(x1 * PPM))]
         got = read_slots(image, g.homography, slots, ref, (x0, y0, x1, y1), PPM)
         for s in slots:
-            out.append({"kind": "card", "type": "card", "zone": "pyramid", "slot": s.id,
+            out.append({"kind": "card", "type": "card", "zone": zone_of[s.id], "slot": s.id,
                         "present": got[s.id] >= 0.5, "probability": round(got[s.id], 4)})
     return out
 
@@ -103,6 +109,8 @@ def observed_pieces(pieces: list[dict[str, Any]]) -> list[Observed]:
                                      position_mm=tuple(p["position_mm"]),
                                      colour=p["colours"], size=p["sizes"]))
         elif p["kind"] == "card" and p["present"]:
-            out.append(Observed.make("card", p["zone"], p["slot"],
+            # the engine names no place in the side area: a card there is only "in side"
+            slot = None if p["zone"] == "side" else p["slot"]
+            out.append(Observed.make("card", p["zone"], slot,
                                      confidence=float(p["probability"])))
     return out

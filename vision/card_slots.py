@@ -1,4 +1,4 @@
-"""Which card slots of a layout hold a card: the Pyramid Dice pyramid.
+"""Which card slots of a layout hold a card: the Pyramid Dice pyramid and side area.
 
 Cards overlap: a nearer row lies on the lower part of the row behind it. A slot is judged on
 the part of its footprint that only its own card can cover: its polygon less the slots

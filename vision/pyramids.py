@@ -179,8 +179,8 @@ def label_pixels(top: np.ndarray, reference: np.ndarray | None,
     return out
 
 
-def _base_side(hull_mm: np.ndarray, radial: np.ndarray) -> float:
-    """Base side from a piece's hull (mm): the edges that do not touch the leaning apex."""
+def _base_side_across(hull_mm: np.ndarray, radial: np.ndarray) -> float:
+    """Fallback: the hull's width across the radial line over the base's turn there."""
     eps = 1.0
     poly = cv2.approxPolyDP(hull_mm.astype(np.float32), eps, True)[:, 0]
     while len(poly) > 5 and eps < 6:
@@ -194,14 +194,57 @@ def _base_side(hull_mm: np.ndarray, radial: np.ndarray) -> float:
              if i != apex and (i + 1) % n != apex]
     if not edges:
         return 0.0
-    # The apex moves along the radial line only, so the hull's width across it is the
-    # base's own: s (|cos a| + |sin a|), a = angle of a base side to that axis. A side's
-    # direction (from the longest base edge) is steadier than its length.
     e = max(edges, key=lambda v: float(np.linalg.norm(v)))
     across = np.array([-radial[1], radial[0]])
     proj = hull_mm @ across
     a = np.arctan2(float(e @ radial), float(e @ across))
     return float((proj.max() - proj.min()) / (abs(np.cos(a)) + abs(np.sin(a))))
+
+
+_DIRS = np.deg2rad(np.arange(0.0, 360.0, 4.0))
+_U = np.stack([np.cos(_DIRS), np.sin(_DIRS)], axis=1)
+_YAWS = np.deg2rad(np.arange(0.0, 90.0, 1.0))
+#: support half-width of a unit square turned by each yaw, in each direction (yaws x dirs)
+_K = 0.5 * (np.abs(np.cos(_DIRS[None, :] - _YAWS[:, None]))
+            + np.abs(np.sin(_DIRS[None, :] - _YAWS[:, None])))
+
+
+def _base_side(hull_mm: np.ndarray, radial: np.ndarray) -> float:
+    """Base side from a piece's hull (mm).
+
+    In the rectified view a pyramid is the convex hull of its base square (on the table
+    plane, true to size) and its apex (leaning away from the nadir). The hull's support
+    function h(u) = max p.u is fitted, over the directions u where the apex is not the
+    support, by that of a square: c.u + s/2 (|cos(u - a)| + |sin(u - a)|), least squares in
+    the centre c and side s for each yaw a (1 degree steps); the best yaw's s is the side.
+    Every edge of the base that shows takes part, so a piece turned near 45 degrees is
+    measured as well as one square to the view.
+    """
+    pts = np.asarray(hull_mm, np.float64).reshape(-1, 2)
+    if len(pts) < 3:
+        return 0.0
+    h = (pts @ _U.T).max(axis=0)
+    apex = pts[int(np.argmax((pts - pts.mean(axis=0)) @ radial))]
+    free = apex @ _U.T < h - 0.75
+    if free.sum() < 12:
+        return _base_side_across(pts, radial)
+    best_r, best_s = np.inf, 0.0
+    hf, uf = h[free], _U[free]
+    for k in _K[:, free]:
+        m = np.column_stack([uf, k])
+        sol, *_ = np.linalg.lstsq(m, hf, rcond=None)
+        # a neighbour standing in front hides part of the piece: the hull falls short of
+        # the square there (never beyond it), so those directions are dropped and refitted
+        for _ in range(2):
+            keep = m @ sol - hf < 1.0
+            if keep.sum() < 8 or keep.all():
+                break
+            sol, *_ = np.linalg.lstsq(m[keep], hf[keep], rcond=None)
+        res = m @ sol - hf
+        r = float(np.sum(np.minimum(res, 1.0) ** 2) + 4 * np.sum(np.maximum(-res, 0) ** 2))
+        if r < best_r:
+            best_r, best_s = r, float(sol[2])
+    return best_s
 
 
 def _radial(pts: np.ndarray, nadir: np.ndarray) -> np.ndarray:
@@ -227,6 +270,24 @@ def _split(pts: np.ndarray, nadir: np.ndarray, depth: int = 0
             mask[idx] = True
             out.append((sub, mask))
     return out
+
+
+def _separate(mask: np.ndarray, min_core: int) -> list[np.ndarray]:
+    """Pieces of one colour touching in the view: each piece's core (the pixels far from the
+    region's edge) stands apart even where the pieces meet corner to corner; every pixel goes
+    to the nearest core. A lone piece is convex, so it has one core and is kept whole."""
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
+                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    dist = cv2.distanceTransform(closed, cv2.DIST_L2, 5)
+    cores = (dist > 0.5 * float(dist.max())).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=8)
+    keep = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= min_core]
+    if len(keep) <= 1:
+        return [mask.astype(bool)]
+    d = np.stack([cv2.distanceTransform((lab != k).astype(np.uint8), cv2.DIST_L2, 5)
+                  for k in keep])
+    owner = np.argmin(d, axis=0)
+    return [mask.astype(bool) & (owner == j) for j in range(len(keep))]
 
 
 def _reading(pts: np.ndarray, labels: np.ndarray, palette: tuple[str, ...],
@@ -272,8 +333,18 @@ def read_pyramids(image: np.ndarray, table_to_px: np.ndarray,
         for k in range(1, n):
             if stats[k, cv2.CC_STAT_AREA] < min_area:
                 continue
-            ys, xs = np.nonzero(comp == k)
-            pts = (np.column_stack([xs, ys]) / ppm + [region[0], region[1]]).astype(np.float32)
-            for part, keep in _split(pts, np.asarray(nadir)):
-                out.append(_reading(part, labels[ys[keep], xs[keep]], palette, np.asarray(nadir)))
+            bx, by, bw, bh = (int(v) for v in stats[k, :4])
+            pad = 3
+            x0, y0 = max(bx - pad, 0), max(by - pad, 0)
+            local = (comp[y0:by + bh + pad, x0:bx + bw + pad] == k).astype(np.uint8)
+            for piece in _separate(local, int(0.02 * (BASE_MM["S"] * ppm) ** 2)):
+                if piece.sum() < min_area:
+                    continue
+                ys, xs = np.nonzero(piece)
+                ys, xs = ys + y0, xs + x0
+                pts = (np.column_stack([xs, ys]) / ppm + [region[0], region[1]]
+                       ).astype(np.float32)
+                for part, keep in _split(pts, np.asarray(nadir)):
+                    out.append(_reading(part, labels[ys[keep], xs[keep]], palette,
+                                        np.asarray(nadir)))
     return out

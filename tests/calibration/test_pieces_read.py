@@ -43,6 +43,7 @@ def test_cards_present_in_their_slots():
     mr = MatRenderer(layout, ppm=PPM)
     empty = mr.mat
     filled = {s.id for s in layout.zone("pyramid").slots} - {"r7c1", "r7c2", "r6c1"}
+    filled |= {"s2", "s5"}  # two cards removed to the side area
     rng = np.random.default_rng(4)
     mr.mat = np.ascontiguousarray(draw_cards(empty[::-1], layout, filled, PPM, rng)[::-1])
     cam = mr.random_pose(rng, size=(1280, 960), max_tilt=20.0)
@@ -50,4 +51,8 @@ def test_cards_present_in_their_slots():
     photo = np.clip(img * 255, 0, 255).astype(np.uint8)
     got = read_table_pieces(_profile(mr, cam), photo)
     assert {p["slot"] for p in got if p["present"]} == filled
-    assert len(observed_pieces(got)) == len(filled)
+    assert {p["zone"] for p in got if p["slot"] in ("s2", "s5")} == {"side"}
+    obs = observed_pieces(got)
+    assert len(obs) == len(filled)
+    # the engine names no place in the side area
+    assert sorted((o.zone, o.slot) for o in obs if o.zone == "side") == [("side", None)] * 2

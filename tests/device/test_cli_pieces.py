@@ -52,4 +52,5 @@ def test_read_unknown_game_is_one_line(tmp_path, capsys):
 def test_pieces_quick_json(capsys):
     assert main(["pieces", "--quick", "--only", "cards", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["card_slots"]["slots"] == 56 and out["card_slots"]["slot_accuracy"] == 1.0
+    assert out["card_slots"]["slots"] == 72 and out["card_slots"]["slot_accuracy"] == 1.0
+    assert out["card_slots"]["side_slots"] == 16
