@@ -16,9 +16,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import engine
+from device.enrolment import Enroller
 from device.store import Store, StoreError
 from device.web.hub import Hub
-from device.web.routes import health, matches
+from device.web.routes import enrolment, health, matches
 from device.web.service import MatchService, ServiceError
 
 logger = logging.getLogger(__name__)
@@ -29,7 +30,8 @@ def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
 
 
 def create_app(store: Store, *, service: MatchService | None = None,
-               status: Callable[[], dict[str, Any]] | None = None) -> FastAPI:
+               status: Callable[[], dict[str, Any]] | None = None,
+               enroller: Enroller | None = None) -> FastAPI:
     """The app over ``store``.
 
     Args:
@@ -37,6 +39,8 @@ def create_app(store: Store, *, service: MatchService | None = None,
         service: the live-match service (one is made over ``store`` if not given; the camera
             runtime passes the one it pushes to).
         status: extra fields for /api/health (camera, model...); health answers without it.
+        enroller: where phone enrolment stores dice (the profile); without it the enrolment
+            API answers 404 with the reason.
     """
     service = service or MatchService(store)
     hub = Hub()
@@ -54,6 +58,7 @@ def create_app(store: Store, *, service: MatchService | None = None,
                   description="The companion's API: matches, actions, live updates.")
     app.state.service = service
     app.state.hub = hub
+    app.state.enroller = enroller
     app.state.status = status or (lambda: {"camera": "none", "model": "not loaded"})
 
     @app.exception_handler(ServiceError)
@@ -79,6 +84,7 @@ def create_app(store: Store, *, service: MatchService | None = None,
 
     app.include_router(health.router)
     app.include_router(matches.router)
+    app.include_router(enrolment.router)
     static = resources.files("device.web").joinpath("static")
     app.mount("/", StaticFiles(directory=str(static), html=True), name="static")
     return app
