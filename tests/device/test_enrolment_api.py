@@ -38,6 +38,7 @@ def test_photos_become_shots_in_the_profile(client: TestClient, tmp_path: Path) 
     assert r.json() == {"die": "skull die", "base": "d6", "shots": {"skull": 3}}
     listed = client.get("/api/enrolment").json()
     assert listed["dice"] == {"skull die": {"base": "d6", "shots": {"skull": 3}}}
+    assert "d6" in listed["bases"] and "icedice-size" in listed["bases"]
     stored = load_enrolled(tmp_path / "profile.toml")["skull die"]
     assert stored.base == "d6" and len(stored.shots["skull"]) == 3
     assert all(len(e) >= 32 for e in stored.shots["skull"])  # embeddings, not pictures

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from device.enrolment import Enroller
 from device.store import SQLiteStore
 from device.web import create_app
 
@@ -38,7 +39,8 @@ def free_port() -> int:
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     import uvicorn
 
-    app = create_app(SQLiteStore(tmp_path / "page.sqlite"))
+    app = create_app(SQLiteStore(tmp_path / "page.sqlite"),
+                     enroller=Enroller(tmp_path / "profile.toml"))
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
@@ -160,3 +162,37 @@ def test_demo_table_live_question_and_undo(server: tuple[str, Any], page: Any) -
     page.get_by_role("button", name="Undo").click()
     page.wait_for_selector("#m-log li.undo")
     assert service.view(mid)["entries"][-1]["kind"] == "undo"
+
+
+def test_teach_a_die_from_the_phone(server: tuple[str, Any], page: Any, tmp_path: Path) -> None:
+    """Enrolment on the page: photos of one face are sent, the die is listed with its shots;
+    a file that is not a photo is refused with the reason."""
+    import cv2
+
+    from calibration.enrolment import load_enrolled
+    from vision.renderer import CameraPose, DieSpec, Scene, render
+
+    cam = CameraPose(width=320, height=240, fov_deg=60, distance_mm=150)
+    photos = []
+    for k, yaw in enumerate((0.0, 40.0, 75.0)):
+        shot = render(Scene((DieSpec(0.0, 0.0, 6, yaw_deg=yaw),), cam, seed=k)).image
+        photos.append({"name": f"emblem{k}.jpg", "mimeType": "image/jpeg",
+                       "buffer": cv2.imencode(".jpg", shot)[1].tobytes()})
+    url, _ = server
+    page.goto(url + "/")
+    page.get_by_role("button", name="Teach a die").click()
+    page.wait_for_selector("#enrolled li:has-text('No die taught yet')")
+    page.locator("[name=die]").fill("club d6")
+    page.locator("[name=face]").fill("emblem")
+    page.locator("#enrol-base").select_option("d6")
+    page.locator("[name=photos]").set_input_files(photos)
+    page.get_by_role("button", name="Teach").click()
+    page.wait_for_selector("#enrolled li:has-text('club d6')")
+    assert "emblem ×3" in page.locator("#enrolled li", has_text="club d6").inner_text()
+    assert len(load_enrolled(tmp_path / "profile.toml")["club d6"].shots["emblem"]) == 3
+
+    page.locator("[name=photos]").set_input_files(
+        [{"name": "notes.jpg", "mimeType": "image/jpeg", "buffer": b"not a photo" * 20}])
+    page.get_by_role("button", name="Teach").click()
+    page.wait_for_selector("#enrol-status:has-text('notes.jpg')")
+    assert "not an image" in page.locator("#enrol-status").inner_text()

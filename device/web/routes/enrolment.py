@@ -13,6 +13,7 @@ from fastapi import APIRouter, Query, Request
 from device.enrolment import Enroller, EnrolmentRefused
 from device.web.schemas import ErrorOut
 from device.web.service import ServiceError
+from vision.dietypes import catalogue
 
 router = APIRouter(prefix="/api/enrolment", tags=["enrolment"])
 
@@ -39,7 +40,8 @@ def _enroller(request: Request) -> Enroller:
 def list_enrolled(request: Request) -> dict[str, Any]:
     enroller = _enroller(request)
     try:
-        return {"profile": str(enroller.profile), "dice": enroller.dice()}
+        return {"profile": str(enroller.profile), "dice": enroller.dice(),
+                "bases": sorted(catalogue())}
     except EnrolmentRefused as exc:
         raise ServiceError(422, "enrolment/profile", str(exc)) from None
 
