@@ -7,24 +7,17 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from device.cli import main
 from device.commands import COMMANDS
 from engine import Match, get_game
 
+Cli = Callable[..., tuple[int, str, str]]  # the `cli` fixture (tests/device/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:  # argparse usage errors
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def record_file(tmp_path: Path) -> Path:
@@ -37,8 +30,8 @@ def record_file(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_command_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = cli(capsys, command, "--help")
+def test_every_command_has_help(command: str, cli: Cli) -> None:
+    code, out, _ = cli(command, "--help")
     assert code == 0 and "usage: dicetable " + command in out
 
 
@@ -54,8 +47,8 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
-def test_games_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = cli(capsys, "games", "--json")
+def test_games_json(cli: Cli) -> None:
+    code, out, _ = cli("games", "--json")
     listing = {g["name"]: g for g in json.loads(out)}
     assert code == 0 and "icedice" in listing
     opts = {o["name"]: o for o in listing["icedice"]["options"]}
@@ -63,8 +56,8 @@ def test_games_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert opts["unobtainable_roll"]["default"] == "roll_again"
 
 
-def test_replay_valid_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = cli(capsys, "replay", str(record_file(tmp_path)), "--json")
+def test_replay_valid_record(tmp_path: Path, cli: Cli) -> None:
+    code, out, _ = cli("replay", str(record_file(tmp_path)), "--json")
     summary = json.loads(out)
     assert code == 0 and summary["valid"] and summary["actions"] == 4
     assert summary["outcome"] is None
@@ -77,52 +70,52 @@ def test_replay_valid_record(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     ("[1, 2]", "not a dicetable match record"),
     ('{"format": "dicetable-match/1", "game": "chess"}', "unknown game"),
 ])
-def test_replay_bad_logs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_replay_bad_logs(tmp_path: Path, cli: Cli,
                          content: str | None, message: str) -> None:
     path = tmp_path / "log.json"
     if content is not None:
         path.write_text(content, encoding="utf-8")
-    code, out, err = cli(capsys, "replay", str(path))
+    code, out, err = cli("replay", str(path))
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_replay_tampered_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_tampered_record(tmp_path: Path, cli: Cli) -> None:
     path = record_file(tmp_path)
     record = json.loads(path.read_text(encoding="utf-8"))
     record["entries"][1]["text"] = "take blue L"
     path.write_text(json.dumps(record), encoding="utf-8")
-    code, _, err = cli(capsys, "replay", str(path))
+    code, _, err = cli("replay", str(path))
     assert code == 2 and "entry 1" in err and "icedice.take_rolled" in err
 
 
-def test_unknown_game(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = cli(capsys, "playout", "--game", "chess", "--matches", "1")
+def test_unknown_game(cli: Cli) -> None:
+    code, _, err = cli("playout", "--game", "chess", "--matches", "1")
     assert code == 2 and "unknown game 'chess'" in err and err.count("\n") == 1
 
 
-def test_bad_numbers(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = cli(capsys, "playout", "--matches", "many")
+def test_bad_numbers(cli: Cli) -> None:
+    code, _, err = cli("playout", "--matches", "many")
     assert code == 2 and "invalid int value" in err
-    code, _, err = cli(capsys, "playout", "--matches", "0")
+    code, _, err = cli("playout", "--matches", "0")
     assert code == 2 and "at least 1" in err
 
 
-def test_playout_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = cli(capsys, "playout", "--game", "icedice", "--matches", "5", "--json")
+def test_playout_json(cli: Cli) -> None:
+    code, out, _ = cli("playout", "--game", "icedice", "--matches", "5", "--json")
     (result,) = json.loads(out)
     assert code == 0 and result["matches"] == result["finished"] == 5
 
 
 def test_demo_follows_the_simulated_match(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+                                          cli: Cli) -> None:
     record = tmp_path / "demo.json"
-    code, out, _ = cli(capsys, "demo", "--terminal", "--seed", "5", "--json", "--record",
+    code, out, _ = cli("demo", "--terminal", "--seed", "5", "--json", "--record",
                        str(record))
     summary = json.loads(out)
     assert code == 0 and summary["state_exact"] and summary["outcome"] is not None
     assert summary["accepted"] >= 0.8 * summary["moves"]
-    code, out, _ = cli(capsys, "replay", str(record), "--json")
+    code, out, _ = cli("replay", str(record), "--json")
     assert code == 0 and json.loads(out)["outcome"] == summary["outcome"]
 
 
@@ -132,6 +125,6 @@ def test_python_dash_m_device_runs_the_same_cli() -> None:
     assert result.returncode == 0 and "icedice" in result.stdout
 
 
-def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = cli(capsys)
+def test_no_command_prints_help(cli: Cli) -> None:
+    code, _, err = cli()
     assert code == 2 and "usage:" in err

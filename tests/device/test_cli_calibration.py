@@ -4,6 +4,7 @@ mistake one clear line with exit status 2."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -13,16 +14,8 @@ import pytest
 from calibration.layouts import load_layout
 from calibration.profile import load
 from calibration.synthetic import MatRenderer, Placed
-from device.cli import main
 
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:  # argparse usage errors
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+Cli = Callable[..., tuple[int, str, str]]  # the `cli` fixture (tests/device/conftest.py)
 
 
 def one_error_line(err: str, text: str) -> None:
@@ -31,11 +24,11 @@ def one_error_line(err: str, text: str) -> None:
     assert "Traceback" not in err
 
 
-def test_mat_pdf_and_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = cli(capsys, "mat", "--game", "icedice", "--out", str(tmp_path / "m.pdf"))
+def test_mat_pdf_and_png(tmp_path: Path, cli: Cli) -> None:
+    code, out, _ = cli("mat", "--game", "icedice", "--out", str(tmp_path / "m.pdf"))
     assert code == 0 and "A4 sheets" in out and "100 %" in out
     assert (tmp_path / "m.pdf").read_bytes().startswith(b"%PDF-")
-    code, out, _ = cli(capsys, "mat", "--game", "Pyramid-Dice", "--players", "4", "--paper",
+    code, out, _ = cli("mat", "--game", "Pyramid-Dice", "--players", "4", "--paper",
                        "a3", "--out", str(tmp_path / "m.png"), "--dpi", "60", "--json")
     info = json.loads(out)
     assert code == 0 and info["mat"] == "pyramid_dice-4" and info["format"] == "png"
@@ -51,21 +44,21 @@ def test_mat_pdf_and_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     (["--game", "icedice", "--players", "9"], "no icedice mat for 9 players"),
     (["--game", "icedice", "--players", "0"], "--players must be at least 1"),
 ])
-def test_mat_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
+def test_mat_errors(tmp_path: Path, cli: Cli, args: list[str],
                     message: str) -> None:
-    code, _, err = cli(capsys, "mat", *args, "--out", str(tmp_path / "m.pdf"))
+    code, _, err = cli("mat", *args, "--out", str(tmp_path / "m.pdf"))
     assert code == 2
     one_error_line(err, message)
     assert not (tmp_path / "m.pdf").exists()
 
 
 def test_mat_unwritable_or_unknown_output(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = cli(capsys, "mat", "--game", "icedice", "--out",
+                                          cli: Cli) -> None:
+    code, _, err = cli("mat", "--game", "icedice", "--out",
                        str(tmp_path / "no" / "such" / "m.pdf"))
     assert code == 2
     one_error_line(err, "cannot write")
-    code, _, err = cli(capsys, "mat", "--game", "icedice", "--out", str(tmp_path / "m.svg"))
+    code, _, err = cli("mat", "--game", "icedice", "--out", str(tmp_path / "m.svg"))
     assert code == 2
     one_error_line(err, "--out must end in .pdf or .png")
 
@@ -83,9 +76,9 @@ def photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_calibrate_from_an_image(tmp_path: Path, photo: Path,
-                                 capsys: pytest.CaptureFixture[str]) -> None:
+                                 cli: Cli) -> None:
     out_file = tmp_path / "table.toml"
-    code, out, _ = cli(capsys, "calibrate", "--image", str(photo), "--game", "icedice",
+    code, out, _ = cli("calibrate", "--image", str(photo), "--game", "icedice",
                        "--colours", "red,blue,yellow", "--out", str(out_file), "--json")
     info = json.loads(out)
     assert code == 0 and info["mat"] == "icedice-2"
@@ -94,13 +87,13 @@ def test_calibrate_from_an_image(tmp_path: Path, photo: Path,
     assert info["palette"] == {"red": 1, "blue": 1, "yellow": 1}
     profile = load(out_file)
     assert profile.layout.key == "icedice-2" and profile.source == str(photo)
-    code, out, _ = cli(capsys, "calibrate", "--image", str(photo), "--game", "icedice",
+    code, out, _ = cli("calibrate", "--image", str(photo), "--game", "icedice",
                        "--out", str(tmp_path / "b.toml"))
     assert code == 0 and out.startswith(f"wrote {tmp_path / 'b.toml'}: IceDice")
 
 
 def test_calibrate_errors(tmp_path: Path, photo: Path,
-                          capsys: pytest.CaptureFixture[str]) -> None:
+                          cli: Cli) -> None:
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((480, 640, 3), 200, np.uint8))
     out = str(tmp_path / "p.toml")
@@ -117,18 +110,18 @@ def test_calibrate_errors(tmp_path: Path, photo: Path,
         (["--camera", "usb:97", "--game", "icedice"], "cannot open usb:97"),
     ]
     for args, message in cases:
-        code, _, err = cli(capsys, "calibrate", *args, "--out", out)
+        code, _, err = cli("calibrate", *args, "--out", out)
         assert code == 2, (args, err)
         one_error_line(err, message)
     assert not Path(out).exists()
-    code, _, err = cli(capsys, "calibrate", "--image", str(photo), "--game", "icedice",
+    code, _, err = cli("calibrate", "--image", str(photo), "--game", "icedice",
                        "--out", str(tmp_path / "no" / "p.toml"))
     assert code == 2
     one_error_line(err, "cannot write")
 
 
-def test_calibrate_selftest_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = cli(capsys, "calibrate", "--selftest", "--game", "pyradice", "--poses", "2",
+def test_calibrate_selftest_json(cli: Cli) -> None:
+    code, out, _ = cli("calibrate", "--selftest", "--game", "pyradice", "--poses", "2",
                        "--json")
     result = json.loads(out)
     assert code == 0 and result["photos"] == 2 and result["dice"] > 0
@@ -138,7 +131,7 @@ def test_calibrate_selftest_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert [g["game"] for g in result["games"]] == ["pyradice"]
 
 
-def test_calibrate_selftest_with_the_dice_reader(capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibrate_selftest_with_the_dice_reader(cli: Cli) -> None:
     from vision.onnx_models import ModelNotFoundError
     from vision.reader import DiceReader
 
@@ -146,7 +139,7 @@ def test_calibrate_selftest_with_the_dice_reader(capsys: pytest.CaptureFixture[s
         DiceReader()
     except ModelNotFoundError as exc:
         pytest.skip(f"the dice reader's models are not here: {exc}")
-    code, out, _ = cli(capsys, "calibrate", "--selftest", "--reader", "--game", "icedice",
+    code, out, _ = cli("calibrate", "--selftest", "--reader", "--game", "icedice",
                        "--poses", "2", "--json")
     result = json.loads(out)
     assert code == 0 and result["detections"] == "reader"
@@ -165,14 +158,14 @@ def test_calibrate_grabs_from_the_pi_camera() -> None:
 
 
 def test_read_with_a_profile_adds_zones_and_mm(tmp_path: Path, photo: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+                                               cli: Cli) -> None:
     """`dicetable read IMAGE --profile PROFILE --json`: zone, slot and mm position per die;
     the mat's markers are never reported as dice."""
     profile = tmp_path / "table.toml"
-    code, _, _ = cli(capsys, "calibrate", "--image", str(photo), "--game", "icedice",
+    code, _, _ = cli("calibrate", "--image", str(photo), "--game", "icedice",
                      "--colours", "red,blue,yellow", "--out", str(profile))
     assert code == 0
-    code, out, _ = cli(capsys, "read", str(photo), "--profile", str(profile), "--json")
+    code, out, _ = cli("read", str(photo), "--profile", str(profile), "--json")
     (result,) = json.loads(out)
     assert code == 0 and result["error"] is None
     found = [d for d in result["dice"] if d["zone"] is not None]
@@ -180,6 +173,6 @@ def test_read_with_a_profile_adds_zones_and_mm(tmp_path: Path, photo: Path,
     for d in found:
         assert {"zone", "slot", "position_mm", "colour"} <= set(d)
         assert d["marker"] is None and len(d["position_mm"]) == 2
-    code, _, err = cli(capsys, "read", str(photo), "--profile", str(tmp_path / "none.toml"))
+    code, _, err = cli("read", str(photo), "--profile", str(tmp_path / "none.toml"))
     assert code == 2
     one_error_line(err, "no profile at")

@@ -4,22 +4,15 @@ numbers (checked against an independent brute force), one clear line for bad num
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import permutations, product
 
 import pytest
 
-from device.cli import main
 from engine.games.pyramid_dice.solver import evaluate
 
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:  # argparse usage errors
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+Cli = Callable[..., tuple[int, str, str]]  # the `cli` fixture (tests/device/conftest.py)
 
 
 def brute_force(dice: tuple[int, ...]) -> list[int]:
@@ -38,8 +31,8 @@ def brute_force(dice: tuple[int, ...]) -> list[int]:
 
 
 def test_solve_2_3_4_json_lists_exactly_the_reachable_numbers(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = cli(capsys, "solve", "2", "3", "4", "--json")
+        cli: Cli) -> None:
+    code, out, err = cli("solve", "2", "3", "4", "--json")
     assert code == 0 and err == ""
     data = json.loads(out)
     assert data["dice"] == [2, 3, 4]
@@ -52,8 +45,8 @@ def test_solve_2_3_4_json_lists_exactly_the_reachable_numbers(
 
 @pytest.mark.parametrize("dice", [("1", "1", "1"), ("6", "6", "6"), ("5", "3", "1"),
                                   ("8", "2", "7")])
-def test_solve_text_mode(capsys: pytest.CaptureFixture[str], dice: tuple[str, ...]) -> None:
-    code, out, _ = cli(capsys, "solve", *dice)
+def test_solve_text_mode(cli: Cli, dice: tuple[str, ...]) -> None:
+    code, out, _ = cli("solve", *dice)
     assert code == 0
     lines = out.splitlines()
     values = [int(line.split(" = ")[0]) for line in lines]
@@ -63,8 +56,8 @@ def test_solve_text_mode(capsys: pytest.CaptureFixture[str], dice: tuple[str, ..
         assert evaluate(expression) == int(value)
 
 
-def test_whole_steps_flag(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = cli(capsys, "solve", "3", "2", "4", "--json", "--whole-steps")
+def test_whole_steps_flag(cli: Cli) -> None:
+    code, out, _ = cli("solve", "3", "2", "4", "--json", "--whole-steps")
     assert code == 0
     data = json.loads(out)
     assert data["whole_steps"] is True
@@ -76,9 +69,9 @@ def test_whole_steps_flag(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("args", [("2", "3"), ("2", "3", "4", "5"), ("2", "x", "4"),
                                   ("2", "3.5", "4"), ("0", "3", "4"), ("--", "-1", "3", "4"),
                                   ("2", "3", "99999")])
-def test_bad_numbers_give_one_line_and_status_2(capsys: pytest.CaptureFixture[str],
+def test_bad_numbers_give_one_line_and_status_2(cli: Cli,
                                                 args: tuple[str, ...]) -> None:
-    code, out, err = cli(capsys, "solve", *args)
+    code, out, err = cli("solve", *args)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith("dicetable: error:")
     assert "Traceback" not in err
