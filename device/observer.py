@@ -74,9 +74,12 @@ MARKER_CHANGE = 14.0
 """Mean grey difference (0..255, each patch normalised to its mean) of the markers' patches
 from the last fit above which the markers are looked for again (a bumped camera moves them
 by pixels: a difference of 40+; sensor noise and light changes: under 5)."""
-ZONE_CHANGE = 6.0
-"""Mean grey difference of a piece zone, rectified at 1 px/mm and normalised, from its last
-reading above which it is read again (a piece put down or taken: 10+ over a zone; noise: <3)."""
+ZONE_CHANGE = 20.0
+"""Largest mean grey difference over one ZONE_CELL_MM cell of a piece zone (rectified at
+1 px/mm, normalised to its mean) from its last reading above which the zone is read again.
+A card or a pyramid taken or put down changes its cells by 40+; sensor noise, JPEG and a
+light change (normalised out) by under 8; a shadow's edge by ~10-15."""
+ZONE_CELL_MM = 8
 PIECES_PPM = 2.0
 """Resolution at which pieces and card slots are read (calibration.pieces_read.PPM)."""
 ZONE_MARGIN_MM = 12.0
@@ -86,6 +89,18 @@ ZONE_MARGIN_MM = 12.0
 def _norm(patch: np.ndarray) -> np.ndarray:
     f = patch.astype(np.float32)
     return f * (128.0 / max(float(f.mean()), 1.0))
+
+
+def _cell_change(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest mean absolute difference over ZONE_CELL_MM cells of two rectified views."""
+    import cv2
+
+    d = np.abs(a - b)
+    h, w = d.shape
+    c = ZONE_CELL_MM
+    if h < c or w < c:
+        return float(d.mean())
+    return float(cv2.resize(d, (w // c, h // c), interpolation=cv2.INTER_AREA).max())
 
 
 @dataclass
@@ -175,8 +190,8 @@ class TableObserver:
                 read: Any) -> list[Observed]:
         view = self._zone_view(prof, image, region)
         hit = self._zone_cache.get(key)
-        if hit is not None and hit[0].shape == view.shape and float(
-                np.abs(view - hit[0]).mean()) <= ZONE_CHANGE:
+        if hit is not None and hit[0].shape == view.shape and _cell_change(
+                view, hit[0]) <= ZONE_CHANGE:
             return hit[1]
         got = read()
         self._zone_cache[key] = (view, got)

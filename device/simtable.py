@@ -54,6 +54,8 @@ class SimParams:
     """reader noise: chance that an attribute's top reading is wrong"""
     inject_violations: float = 0.0
     """chance that a player makes an illegal move instead of a legal one"""
+    max_moves: int | None = None
+    """stop the match after this many true moves (short films for tests); None: play on"""
     observer: str = "real"
     """'real': rendered frames read by the real pipeline; 'noise': abstract frames and the
     noise model (see the module docstring)"""
@@ -136,7 +138,12 @@ class SimulatedTable:
 
     @property
     def finished(self) -> bool:
-        return self.game.outcome(self.truth.state) is not None and not self._queue
+        return self._over() and not self._queue
+
+    def _over(self) -> bool:
+        limit = self.params.max_moves
+        return self.game.outcome(self.truth.state) is not None or (
+            limit is not None and len(self.truth.actions) >= limit)
 
     def _advance(self) -> bool:
         """Script the next move (or the fix of an illegal one); False when the match is over."""
@@ -145,7 +152,7 @@ class SimulatedTable:
             view = self.game.expected_view(self.truth.state)
             self._move(Scene(view, ()))
             return True
-        if self.game.outcome(self.truth.state) is not None:
+        if self._over():
             return False
         state = self.truth.state
         if self.params.inject_violations and self.rng.random() < self.params.inject_violations:

@@ -1,4 +1,12 @@
-"""`dicetable serve`: the phone page and API for a real table."""
+"""`dicetable serve`: the phone page and API for a real table.
+
+With ``--camera SPEC`` (picamera, usb:N, file:PATH, auto) and ``--profile P`` (made by
+`dicetable calibrate`) the live runtime reads the table: every settled frame goes through the
+dice reader, the pieces readers and the calibration (:class:`device.observer.TableObserver`)
+and the rules record what happened; with ``--camera none`` the players enter moves on the
+phone. Everything that can be wrong before serving (game, profile, camera, models) is
+checked first and said in one line.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +23,19 @@ logger = logging.getLogger(__name__)
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "serve", help="serve the phone page for a real table",
-        description="Serve the phone page and the API. With --camera none the players enter "
-                    "moves on the phone and the companion checks and records them.")
+        description="Serve the phone page and the API. With --camera SPEC and --profile P the "
+                    "camera reads the table and the companion records every move it sees; "
+                    "with --camera none the players enter moves on the phone and the "
+                    "companion checks and records them.")
     p.add_argument("--camera", default="none",
-                   help="camera: 'none' (manual entry; camera sources arrive with the live "
-                        "runtime)")
+                   help="picamera, usb:N, file:PATH (image, folder or video), auto, or none "
+                        "(manual entry; the default)")
+    p.add_argument("--game", help="the game on the table (needed with a camera)")
+    p.add_argument("--players", type=int, default=None,
+                   help="players (default: the profile's mat)")
+    p.add_argument("--profile", type=Path, default=None, metavar="PROFILE",
+                   help="calibration profile from `dicetable calibrate` (default "
+                        "dicetable-profile.toml; needed with a camera)")
     p.add_argument("--db", type=Path, default=None,
                    help="match database (default $DICETABLE_DB or "
                         "~/.local/share/dicetable/matches.sqlite)")
@@ -29,12 +45,52 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def prepare_camera(args: argparse.Namespace) -> tuple[Any, Any, str, int]:
+    """(frame source, observer, game, players) for --camera SPEC, or UserError saying what
+    is missing."""
+    from calibration.profile import ProfileError, load
+    from device.camera import CameraUnavailableError, open_source
+    from device.observer import TableObserver
+    from engine import EngineError, get_game
+    from vision.onnx_models import ModelNotFoundError
+
+    if not args.game:
+        raise UserError("--game is required with a camera (icedice, pyramid_dice, ...)")
+    try:
+        game = get_game(args.game)
+    except EngineError as exc:
+        raise UserError(str(exc)) from None
+    path = args.profile or Path("dicetable-profile.toml")
+    try:
+        profile = load(path)
+    except ProfileError as exc:
+        raise UserError(f"{exc} (calibrate with: dicetable calibrate --camera "
+                        f"{args.camera} --game {game.info.name} --out {path})") from None
+    if profile.layout.game != game.info.name:
+        raise UserError(f"{path} was calibrated for {profile.layout.game}, not "
+                        f"{game.info.name}: calibrate again with this game's mat")
+    players = args.players or profile.layout.players
+    if players != profile.layout.players:
+        raise UserError(f"{path} is for a {profile.layout.players}-player mat, not {players}")
+    try:
+        game.new_state(players)
+    except EngineError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        observer = TableObserver(profile, game.info.name)
+    except ModelNotFoundError as exc:
+        raise UserError(str(exc), exit_status=1) from None
+    try:
+        source = open_source(args.camera)
+    except CameraUnavailableError as exc:
+        raise UserError(str(exc)) from None
+    return source, observer, game.info.name, players
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.camera != "none":
-        raise UserError(f"camera {args.camera!r}: camera sources are not available in this "
-                        "version yet; use --camera none to score on the phone")
     if not 0 < args.port < 65536:
         raise UserError(f"--port must be 1..65535, not {args.port}")
+    camera = None if args.camera == "none" else prepare_camera(args)
     import uvicorn
 
     from device.settings import default_db_path
@@ -48,12 +104,45 @@ def run(args: argparse.Namespace) -> int:
         store = open_store(db)
     except StoreError as exc:
         raise UserError(str(exc)) from None
-    app = create_app(store)
+    if camera is None:
+        app = create_app(store)
+        stop = thread = None
+    else:
+        app, stop, thread = _live_app(store, camera, args.camera)
     print(f"dicetable: serving http://{args.host}:{args.port}/ (matches in {db})", flush=True)
     try:
+        if thread is not None:
+            thread.start()
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
     finally:
+        if stop is not None and thread is not None:
+            stop.set()
+            thread.join(timeout=5)
+        if camera is not None:
+            camera[0].close()
         store.close()
     return 0
+
+
+def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str) -> tuple[Any, Any, Any]:
+    """The app with a live runtime following a new match from the camera (not started)."""
+    import threading
+
+    from device.camera import open_source
+    from device.runtime import Runtime
+    from device.web import create_app
+    from device.web.service import MatchService
+
+    source, observer, game, players = camera
+    service = MatchService(store)
+    mid = service.create(game, players, {}, None, None, f"Table ({spec})")
+    runtime = Runtime(source, observer, service, mid, reopen=lambda: open_source(spec))
+    stop = threading.Event()
+    thread = threading.Thread(target=runtime.run, args=(stop,), name="camera-runtime",
+                              daemon=True)
+    app = create_app(store, service=service,
+                     status=lambda: {"camera": spec, "runtime": runtime.status, "match": mid,
+                                     "camera_fit": observer.camera_status})
+    return app, stop, thread

@@ -1,0 +1,133 @@
+"""Rendered tables read by the real pipeline (reader, face reader, pieces readers, calibration
+made from the first still frame, die tracker), and `dicetable serve` with a camera."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.procedure import calibrate_image
+from calibration.profile import save
+from calibration.table_render import TableRenderer
+from device.cli import main
+from device.observer import DieTracker, TableObserver, shared_readers
+from device.simtable import SimFigures, SimParams
+from device.simulate import simulate_match
+from engine import NoChange, get_game, reconcile
+from engine.observation import Expected, make_view
+
+
+@pytest.fixture(scope="module")
+def pyramid_table() -> tuple[TableRenderer, np.ndarray]:
+    tr = TableRenderer("pyramid_dice", 2, seed=4)
+    view = get_game("pyramid_dice").expected_view(get_game("pyramid_dice").new_state(2))
+    tr.place(view, thrown=True)
+    return tr, tr.render_still(view)
+
+
+def test_rendered_pyramid_dice_table_reads_as_its_state(
+        pyramid_table: tuple[TableRenderer, np.ndarray]) -> None:
+    """Calibrated from its own first frame, the full table reads as the state (no change):
+    three dice in the rolling area and the 28 cards in their slots."""
+    tr, image = pyramid_table
+    game = get_game("pyramid_dice")
+    state = game.new_state(2)
+    profile = calibrate_image(image, tr.layout)
+    reader, faces = shared_readers("pyramid_dice")
+    obs = TableObserver(profile, "pyramid_dice", reader, faces).observe(image)
+    assert obs.zones_seen == {"rolling", "pyramid"}
+    assert sum(o.kind == "die" for o in obs.objects) == 3
+    assert sum(o.kind == "card" for o in obs.objects) == 28
+    assert isinstance(reconcile(game, state, obs), NoChange)
+
+
+def test_die_tracker_tells_a_throw_from_a_look() -> None:
+    t = DieTracker()
+    assert t.update(np.array([[10.0, 10.0], [50.0, 20.0]])) is False  # the reference
+    assert t.update(np.array([[10.5, 9.8], [50.2, 20.1]])) is False
+    assert t.update(np.array([[30.0, 40.0], [50.2, 20.1]])) is True
+    assert t.update(np.array([[30.0, 40.0]])) is True
+
+
+def test_table_renderer_keeps_dice_in_place_unless_thrown() -> None:
+    tr = TableRenderer("icedice", 2, seed=1)
+    a = make_view([Expected.make("die", "rolling", type="icedice-size", face="S"),
+                   Expected.make("die", "rolling", type="icedice-colour-rainbow", face="red")])
+    first = [(x, y) for _, x, y, _, _ in tr.place(a, thrown=True).dice]
+    assert [(x, y) for _, x, y, _, _ in tr.place(a, thrown=False).dice] == first
+    again = [(x, y) for _, x, y, _, _ in tr.place(a, thrown=True).dice]
+    assert again != first
+    for i, (x, y) in enumerate(again):  # never overlapping
+        for u, v in again[i + 1:]:
+            assert np.hypot(x - u, y - v) > tr.die_mm * 1.4
+
+
+@pytest.mark.parametrize("game,moves", [("pyramid_dice", 6), ("icedice", 5)])
+def test_rendered_moves_through_the_real_pipeline_end_in_the_true_state(game: str,
+                                                                         moves: int) -> None:
+    """A few moves filmed and read; the players answer the questions the camera asks. The
+    recorded match ends in the true state, and nothing illegal or wrong was accepted."""
+    figures = SimFigures()
+    simulate_match(game, 2, 3, SimParams(max_moves=moves, still_frames=(4, 6),
+                                         hand_frames=(4, 6)), figures)
+    assert figures.moves == moves and figures.matches == 1
+    assert figures.exact == 1
+    assert figures.latency_frames and max(figures.latency_frames) <= 5
+
+
+def test_serve_with_a_camera_says_what_is_missing(tmp_path: Path,
+                                                  pyramid_table: tuple[TableRenderer, np.ndarray],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    tr, image = pyramid_table
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), image)
+    profile = tmp_path / "p.toml"
+    save(calibrate_image(image, tr.layout), profile)
+
+    def err(*argv: str) -> str:
+        assert main(["serve", *argv]) == 2
+        return capsys.readouterr().err
+
+    assert "--game is required" in err("--camera", "usb:0")
+    assert "no profile at" in err("--camera", f"file:{photo}", "--game", "pyramid_dice",
+                                  "--profile", str(tmp_path / "none.toml"))
+    assert "calibrated for pyramid_dice" in err("--camera", f"file:{photo}", "--game",
+                                                "icedice", "--profile", str(profile))
+    assert "no such file" in err("--camera", f"file:{tmp_path / 'gone.mp4'}", "--game",
+                                 "pyramid_dice", "--profile", str(profile))
+    assert "unknown camera" in err("--camera", "webcam", "--game", "pyramid_dice",
+                                   "--profile", str(profile))
+    bad = tmp_path / "bad.toml"
+    bad.write_text("not = [toml", encoding="utf-8")
+    assert "not valid TOML" in err("--camera", f"file:{photo}", "--game", "pyramid_dice",
+                                   "--profile", str(bad))
+
+
+def test_serve_camera_runtime_reads_the_file_camera(
+        tmp_path: Path, pyramid_table: tuple[TableRenderer, np.ndarray]) -> None:
+    """The live app's runtime follows the camera: a photo of the table, read as the state."""
+    import argparse
+
+    from device.commands.serve import _live_app, prepare_camera
+    from device.store import SQLiteStore
+
+    tr, image = pyramid_table
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i in range(6):  # a still table: six frames of one photo
+        cv2.imwrite(str(folder / f"{i:02d}.png"), image)
+    profile = tmp_path / "p.toml"
+    save(calibrate_image(image, tr.layout), profile)
+    args = argparse.Namespace(camera=f"file:{folder}", game="pyramid_dice", players=None,
+                              profile=profile)
+    camera = prepare_camera(args)
+    store = SQLiteStore(":memory:")
+    app, stop, thread = _live_app(store, camera, args.camera)
+    runtime = thread._target.__self__  # type: ignore[attr-defined]
+    while runtime.status != "source ended":
+        runtime.step()
+    assert runtime.steps and isinstance(runtime.steps[0].resolution, NoChange)
+    assert app is not None
