@@ -52,6 +52,27 @@ PIECE_GAP_MM = 5.0
 """Gap between neighbouring pyramids standing side by side."""
 CARD_MM = (44.0, 63.0)
 """A card lying in an area (mini-card size, UNVERIFIED); slot cards take the slot's size."""
+CARD_BAND_MM = 14.0
+"""Players keep the cards of an area in columns, each card lying on the one before it with
+the top band (title) of every card showing, as in patience: how much of a covered card
+shows. The camera counts an area's cards from these bands (device.observer)."""
+CARD_COLUMN_GAP_MM = 4.0
+
+
+def card_spot(layout: Layout, zone: str, k: int) -> tuple[float, float, float, float]:
+    """(x0, y0, w, h) mm of the k-th card laid in an area zone (columns of banded cards)."""
+    zp = np.array(layout.zone(zone).polygon)
+    (zx0, zy0), (zx1, zy1) = zp.min(axis=0), zp.max(axis=0)
+    w, h = CARD_MM
+    h = min(h, zy1 - zy0 - 6)
+    per_col = max(1, int((zy1 - zy0 - 6 - h) // CARD_BAND_MM) + 1)
+    col, row = divmod(k, per_col)
+    cols = max(1, int((zx1 - zx0 - 4) // (w + CARD_COLUMN_GAP_MM)))
+    if col >= cols:
+        logger.warning("area %s is full: card %d lies on another column", zone, k)
+        col %= cols
+    return (float(zx0 + 3 + col * (w + CARD_COLUMN_GAP_MM)), float(zy0 + 3 + row * CARD_BAND_MM),
+            float(w), float(h))
 
 
 @dataclass
@@ -256,13 +277,7 @@ class TableRenderer:
             else:
                 k = loose.get(zone, 0)
                 loose[zone] = k + 1
-                zp = np.array(self.layout.zone(zone).polygon)
-                (zx0, zy0), (zx1, zy1) = zp.min(axis=0), zp.max(axis=0)
-                w, h = CARD_MM
-                per_row = max(1, int((zx1 - zx0 - 4) // (w * 0.55)))
-                x0 = zx0 + 3 + (k % per_row) * w * 0.55
-                y0 = zy0 + 3 + min((k // per_row) * 12.0, zy1 - zy0 - h - 6)
-                w, h = min(w, zx1 - x0 - 2), min(h, zy1 - y0 - 2)
+                x0, y0, w, h = card_spot(self.layout, zone, k)
             px0, py0 = int(round(x0 * ppm)), int(round(y0 * ppm))
             pw, ph = int(round(w * ppm)), int(round(h * ppm))
             if pw > 4 and ph > 4:

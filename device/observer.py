@@ -11,9 +11,12 @@ profile's homography, re-fitted from the markers when the camera was bumped
 (calibration.observe) → Observation, with ``dice_moved`` from a die tracker.
 
 What the camera cannot read is left out of ``zones_seen`` so the rules do not count it as
-missing: the Bank (stacks nest: only each stack's largest piece shows), the Pyramid Dice side
-area and the players' areas (the cards' identities are not read). The rules know what lies
+missing: the Bank (stacks nest: only each stack's largest piece shows). The rules know what lies
 there from the moves they saw.
+
+Pyramid Dice's side area and players' areas are counted, not identified: the cards there
+lie in columns with each card's top band showing (calibration.table_render.CARD_BAND_MM), and
+each column's height gives its count. The rules know which cards they are from the moves.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ logger = logging.getLogger(__name__)
 
 READ_ZONES: dict[str, tuple[str, ...]] = {
     "icedice": ("rolling", "counter", "vault:0", "vault:1", "vault:2", "vault:3", "vault:4"),
-    "pyramid_dice": ("rolling", "pyramid"),
+    "pyramid_dice": ("rolling", "pyramid", "side", "area:0", "area:1", "area:2", "area:3"),
 }
 """Zones whose content the camera reads, per game (others: every zone)."""
 DICE_ZONES: dict[str, tuple[str, ...]] = {"icedice": ("rolling",),
@@ -80,6 +83,11 @@ ZONE_CHANGE = 20.0
 A card or a pyramid taken or put down changes its cells by 40+; sensor noise, JPEG and a
 light change (normalised out) by under 8; a shadow's edge by ~10-15."""
 ZONE_CELL_MM = 8
+AREA_CARD_CONFIDENCE = 0.95
+"""Confidence of a card counted from a column's bands (a band hidden by the next column's
+shadow or a card laid crooked miscounts; UNVERIFIED on real tables)."""
+BLOB_GROWTH_MM = 2.0
+"""How much taller a column's not-mat blob measures than its cards (edges, the closing)."""
 PIECES_PPM = 2.0
 """Resolution at which pieces and card slots are read (calibration.pieces_read.PPM)."""
 ZONE_MARGIN_MM = 12.0
@@ -228,13 +236,69 @@ class TableObserver:
 
         return self._cached(zone, prof, image, region, read)
 
+    def _area_cards(self, prof: Any, image: np.ndarray, zone: str) -> list[Observed]:
+        """Cards counted in an area zone: one per card band of each column."""
+        from calibration.table_render import CARD_BAND_MM, CARD_COLUMN_GAP_MM, CARD_MM
+        from vision.card_slots import not_mat
+        from vision.pyramids import rectify
+
+        layout, g = prof.layout, prof.geometry
+        poly = np.array(layout.zone(zone).polygon)
+        (x0, y0), (x1, y1) = poly.min(axis=0) + 1, poly.max(axis=0) - 1
+        region = (float(x0), float(y0), float(x1), float(y1))
+
+        def read() -> list[Observed]:
+            import cv2
+
+            top = rectify(image, g.homography, region, PIECES_PPM)
+            ref = _mat(layout)
+            a, b = int(round(x0 * PIECES_PPM)), int(round(y0 * PIECES_PPM))
+            ref = ref[b:b + top.shape[0], a:a + top.shape[1]]
+            if ref.shape != top.shape:
+                return []
+            mask = not_mat(top, ref).astype(np.uint8)
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+            n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            out = []
+            pitch = (CARD_MM[0] + CARD_COLUMN_GAP_MM) * PIECES_PPM
+            for k in range(1, n):
+                left, top_, w, h = (int(v) for v in stats[k, :4])
+                if w < CARD_MM[0] * 0.6 * PIECES_PPM or h < CARD_MM[1] * 0.6 * PIECES_PPM:
+                    continue  # not a card (a die's shadow, a crumb)
+                # Columns that touch make one blob: measure each column's height apart.
+                cols = max(1, int(round((w + CARD_COLUMN_GAP_MM * PIECES_PPM) / pitch)))
+                for j in range(cols):
+                    a0 = left + int(j * pitch)
+                    a1 = min(left + w, a0 + int(CARD_MM[0] * PIECES_PPM))
+                    # the middle half of the column: a neighbour's edge never reaches it
+                    q = (a1 - a0) // 4
+                    rows = np.flatnonzero((comp[top_:top_ + h, a0 + q:a1 - q] == k).any(axis=1))
+                    if len(rows) == 0:
+                        continue
+                    hh = (rows[-1] - rows[0] + 1) / PIECES_PPM
+                    if hh < CARD_MM[1] * 0.6:
+                        continue
+                    # the blob is a little taller than the cards (edges, the closing)
+                    count = 1 + max(0, int(round((hh - CARD_MM[1] - BLOB_GROWTH_MM)
+                                                 / CARD_BAND_MM)))
+                    cx = x0 + (a0 + a1) / 2 / PIECES_PPM
+                    cy = y0 + (top_ + rows[0]) / PIECES_PPM + hh / 2
+                    out += [Observed.make("card", zone, None, confidence=AREA_CARD_CONFIDENCE,
+                                          position_mm=(round(cx, 1), round(cy, 1)))
+                            for _ in range(count)]
+            return out
+
+        return self._cached(zone, prof, image, region, read)
+
     def _cards(self, prof: Any, image: np.ndarray) -> list[Observed]:
+        """The pyramid's card slots (the side area is counted by _area_cards)."""
         from calibration.pieces_read import observed_pieces, read_table_pieces
 
         poly = np.array(prof.layout.zone("pyramid").polygon)
         region = (*poly.min(axis=0), *poly.max(axis=0))
         return self._cached("pyramid", prof, image, tuple(float(v) for v in region),
-                            lambda: observed_pieces(read_table_pieces(prof, image)))
+                            lambda: [o for o in observed_pieces(read_table_pieces(prof, image))
+                                     if o.zone == "pyramid"])
 
     # --- the observation --------------------------------------------------------------------
     def observe(self, image: np.ndarray, seq: int | None = None) -> Observation:
@@ -291,7 +355,10 @@ class TableObserver:
                 if zone in PIECE_ZONES and (readable is None or zone in readable):
                     pieces += self._pyramids(prof, image, zone)
         elif layout.game == "pyramid_dice":
-            pieces = self._cards(prof, image)
+            pieces = list(self._cards(prof, image))  # (a copy: the cache keeps its own)
+            for zone in (z.name for z in layout.zones):
+                if zone == "side" or zone.startswith("area:"):
+                    pieces += self._area_cards(prof, image, zone)
         lap("pieces")
         seen = zones_seen(layout, prof.geometry, image, white)
         if readable is not None:

@@ -38,9 +38,10 @@ def test_rendered_pyramid_dice_table_reads_as_its_state(
     profile = calibrate_image(image, tr.layout)
     reader, faces = shared_readers("pyramid_dice")
     obs = TableObserver(profile, "pyramid_dice", reader, faces).observe(image)
-    assert obs.zones_seen == {"rolling", "pyramid"}
+    assert obs.zones_seen == {"rolling", "pyramid", "side", "area:0", "area:1"}
     assert sum(o.kind == "die" for o in obs.objects) == 3
-    assert sum(o.kind == "card" for o in obs.objects) == 28
+    assert sum(o.kind == "card" and o.zone == "pyramid" for o in obs.objects) == 28
+    assert sum(o.kind == "card" and o.zone == "area:0" for o in obs.objects) == 1  # Ra
     assert isinstance(reconcile(game, state, obs), NoChange)
 
 
