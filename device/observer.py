@@ -47,6 +47,8 @@ PIECE_ZONES = ("bank", "counter", "vault:0", "vault:1", "vault:2", "vault:3", "v
 TRACK_MM = 6.0
 """A die whose nearest die of the last reading is farther than this has moved (a die that
 is only looked at again moves < 1 mm; a thrown one lands centimetres away)."""
+MAX_DIE_CONFIDENCE = 0.995
+"""Ceiling of a die's existence probability (a shadow or a crumb can always fool both)."""
 TYPE_CONFIDENCE = 0.97
 """Probability given to the die type read by nearest face means (its held-out accuracy on
 the game's types is ~1.0: models/README; the rest stays "something else")."""
@@ -300,6 +302,23 @@ class TableObserver:
                             lambda: [o for o in observed_pieces(read_table_pieces(prof, image))
                                      if o.zone == "pyramid"])
 
+    def _die_confidence(self, image: np.ndarray, det: Any, objects: list[Observed]
+                        ) -> list[Observed]:
+        """Each die's probability of being a die: the larger of the detector's score and the
+        classifier's P(a die) on the snapped crop (the detector sees the whole frame at a few
+        hundred pixels and scores clearly visible dice 0.4-0.8; the classifier, calibrated,
+        sees the die itself). Read low, a real die is cheaply explained away as a false
+        detection plus a missed die, and a roll's outcome is asked instead of recorded."""
+        if not objects or not hasattr(self.reader, "classifier"):
+            return objects
+        clf = self.reader.classifier
+        _, not_die = clf.postprocess(clf.infer(clf.preprocess(image, det.xyxy)))
+        out = []
+        for o, nd in zip(objects, not_die, strict=True):
+            conf = float(np.clip(max(o.confidence, 1.0 - float(nd)), 0.0, MAX_DIE_CONFIDENCE))
+            out.append(Observed(o.kind, o.zone, o.slot, o.dists, conf, o.position_mm))
+        return out
+
     # --- the observation --------------------------------------------------------------------
     def observe(self, image: np.ndarray, seq: int | None = None) -> Observation:
         from calibration.observe import observed_objects, on_markers, snapped, zones_seen
@@ -334,6 +353,7 @@ class TableObserver:
         det = det[np.array(idx, np.int64)]
         objects = [objects[i] for i in idx]
         self.last_detections = det
+        objects = self._die_confidence(image, det, objects)
         lap("dice_table")
         types = read_dice_types(self.face_reader, image, det, self.game) \
             if self.face_reader is not None else [None] * len(det)
