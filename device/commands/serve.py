@@ -104,11 +104,15 @@ def run(args: argparse.Namespace) -> int:
         store = open_store(db)
     except StoreError as exc:
         raise UserError(str(exc)) from None
+    from device.enrolment import Enroller
+
+    # Dice taught from the phone go into the table's profile (the file `dicetable enrol` uses).
+    enroller = Enroller(args.profile or Path("dicetable-profile.toml"))
     if camera is None:
-        app = create_app(store)
+        app = create_app(store, enroller=enroller)
         stop = thread = None
     else:
-        app, stop, thread = _live_app(store, camera, args.camera)
+        app, stop, thread = _live_app(store, camera, args.camera, enroller)
     print(f"dicetable: serving http://{args.host}:{args.port}/ (matches in {db})", flush=True)
     try:
         if thread is not None:
@@ -126,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str) -> tuple[Any, Any, Any]:
+def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str,
+              enroller: Any = None) -> tuple[Any, Any, Any]:
     """The app with a live runtime following a new match from the camera (not started)."""
     import threading
 
@@ -142,7 +147,7 @@ def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str) -> tuple
     stop = threading.Event()
     thread = threading.Thread(target=runtime.run, args=(stop,), name="camera-runtime",
                               daemon=True)
-    app = create_app(store, service=service,
+    app = create_app(store, service=service, enroller=enroller,
                      status=lambda: {"camera": spec, "runtime": runtime.status, "match": mid,
                                      "camera_fit": observer.camera_status})
     return app, stop, thread
