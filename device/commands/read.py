@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--annotate", metavar="OUT_DIR", type=Path,
                    help="also write a copy of each photo with the dice drawn on it")
     p.add_argument("--profile", metavar="PROFILE", type=Path,
-                   help="a table profile: add each die's zone, slot and mm position")
+                   help="a table profile: add each die's zone, slot and mm position, and "
+                        "read the dice enrolled in it (`dicetable enrol`)")
     p.add_argument("--game", metavar="G",
                    help="the game on the table: each die's type and face (IceDice, "
                         "Quarriors dice), and with --profile its pyramids or card slots")
@@ -75,7 +76,8 @@ def make_reader() -> DiceReader:
 
 
 def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
-             profile: object | None = None, game: str | None = None) -> dict:
+             profile: object | None = None, game: str | None = None,
+             enrolled: dict | None = None) -> dict:
     """The `read --json` object of one image; a bad file fills in `error`."""
     result: dict = {"image": path, "width": None, "height": None, "error": None, "dice": []}
     try:
@@ -86,6 +88,8 @@ def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
     result["height"], result["width"] = (int(v) for v in img.shape[:2])
     det = reader.read(img)
     result["dice"] = dice_json(det)
+    if enrolled:
+        _add_enrolled(result, img, det, enrolled)
     if game is not None:
         _add_game_objects(result, img, det, game, profile)
     if profile is not None:
@@ -119,6 +123,20 @@ def _add_game_objects(result: dict, img, det: Detections, game: str,
         d.update(t if t is not None else {"type": "d6", "face": d["value"] and str(d["value"])})
     if profile is not None:
         result["pieces"] = read_table_pieces(profile, img)
+
+
+def _add_enrolled(result: dict, img, det: Detections, enrolled: dict) -> None:
+    """Dice read as symbols or unsure get the enrolled die and face that fit them; a face
+    enrolled as a pip number (a skull enrolled as 1) gives the die that value."""
+    from calibration.enrolled_read import read_enrolled_dice
+
+    for d, e in zip(result["dice"], read_enrolled_dice(_face_reader(), img, det, enrolled),
+                    strict=True):
+        if e is None:
+            continue
+        d["enrolled"] = e
+        if e["face"] in ("1", "2", "3", "4", "5", "6"):
+            d["value"], d["probability"] = int(e["face"]), e["probability"]
 
 
 _FACES: list = []
@@ -164,18 +182,26 @@ def run(args: argparse.Namespace) -> int:
             args.annotate.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(f"cannot create {args.annotate}: {exc.strerror or exc}") from None
-    profile = None
+    profile, enrolled = None, {}
     if args.profile is not None:
+        from calibration.enrolment import EnrolmentError, load_enrolled
         from calibration.profile import ProfileError, load
 
         try:
+            enrolled = load_enrolled(args.profile)
+        except EnrolmentError as exc:
+            raise UserError(str(exc)) from None
+        try:
             profile = load(args.profile)
         except ProfileError as exc:
-            raise UserError(str(exc)) from None
+            if not enrolled:
+                raise UserError(str(exc)) from None
+            # a file holding only enrolled dice (enrolled before calibrating): use those
+            logger.info("%s holds enrolled dice but no calibration (%s)", args.profile, exc)
     reader = make_reader()
     results = []
     for path in args.images:
-        result = read_one(reader, path, args.annotate, profile, _game(args.game))
+        result = read_one(reader, path, args.annotate, profile, _game(args.game), enrolled)
         results.append(result)
         if result["error"]:
             print(f"dicetable: {path}: {result['error']}", file=sys.stderr)

@@ -1,0 +1,59 @@
+"""The dice the players enrolled, found among the dice of a photo.
+
+An ordinary die with a skull on the 1 may read as "a symbol" to the pip classifier, or, worse,
+as a confident 3 (two eyes and a mouth are three blobs); a new die's faces read as symbols
+or as unreadable. So when an enrolled die keeps a catalogued type's faces (``--base d6``)
+every die is compared with it, otherwise only the dice read as symbols or unsure. The
+comparison is the nearest class mean in the face model's embedding (vision.faces), over the
+enrolled faces and the base type's rendered faces together; only a die nearest to an
+*enrolled* face is re-read (a pip face stays the pip classifier's: it reads pips better).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from vision.detections import Detections
+from vision.faces import DieFaceReader, EnrolledDie
+
+PIP_SURE = 0.9
+"""A die whose pip value the classifier gives at least this probability, with no symbol
+flag, is an ordinary face: enrolled dice are not looked at for it."""
+
+
+def needs_enrolled(det: Detections, enrolled: dict[str, EnrolledDie]) -> np.ndarray:
+    """Indices of the detections to compare with the enrolled dice."""
+    if any(d.base for d in enrolled.values()):
+        return np.arange(len(det))
+    unsure = (det.value == 0) | det.symbol | (det.value_probability < PIP_SURE)
+    return np.flatnonzero(unsure)
+
+
+def read_enrolled_dice(reader: DieFaceReader, image: np.ndarray, det: Detections,
+                       enrolled: dict[str, EnrolledDie]) -> list[dict[str, Any] | None]:
+    """Per detection: ``{"die", "face", "probability", "faces"}`` of the enrolled die it is
+    read as, or None (not looked at, or no enrolled face fits well enough)."""
+    out: list[dict[str, Any] | None] = [None] * len(det)
+    look = needs_enrolled(det, enrolled) if enrolled else np.zeros(0, int)
+    if len(look) == 0:
+        return out
+    crops = reader.crops(image, det.xyxy[look])
+    best: list[tuple[float, str, Any] | None] = [None] * len(look)
+    for name, die in sorted(enrolled.items()):
+        try:
+            readings = reader.read_enrolled(crops, die)
+        except ValueError:  # an enrolled die without a single shot yet
+            continue
+        for k, r in enumerate(readings):
+            if r.label not in die.shots:  # rejected, or a base face: not this die's business
+                continue
+            if best[k] is None or r.probability > best[k][0]:
+                best[k] = (r.probability, name, r)
+    for k, i in enumerate(look):
+        if best[k] is not None:
+            p, name, r = best[k]
+            out[int(i)] = {"die": name, "face": r.label, "probability": round(p, 4),
+                           "faces": {lb: round(v, 4) for lb, v in r.dist.items() if v > 1e-4}}
+    return out
