@@ -2,8 +2,9 @@
 
 Each object of the true view is reported with a detector confidence and, per attribute, a
 distribution whose top value is wrong with probability ``misread`` (the rest of the mass on
-the true value), like a real reader's calibrated output. Used by ``dicetable demo`` before
-the rendered simulated table exists, and by tests of the reconcile loop.
+the true value), like a real reader's calibrated output. The simulated table's ``noise``
+observer (``dicetable demo`` by default, ``simulate --observer noise``, fast tests of the
+reconcile loop); the ``real`` observer reads rendered frames instead (device/observer.py).
 """
 
 from __future__ import annotations
