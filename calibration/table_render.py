@@ -48,7 +48,7 @@ DIE_MM = {"icedice": 18.0, "pyramid_dice": 16.0}
 """Die edge per game (IceDice dice are larger than a standard 16 mm d6: UNVERIFIED guess)."""
 DIE_GAP_MM = 14.0
 """Least distance between two dice's edges where they land."""
-PIECE_GAP_MM = 5.0
+PIECE_GAP_MM = 9.0
 """Gap between neighbouring pyramids standing side by side."""
 CARD_MM = (44.0, 63.0)
 """A card lying in an area (mini-card size, UNVERIFIED); slot cards take the slot's size."""

@@ -85,6 +85,11 @@ ZONE_CHANGE = 20.0
 A card or a pyramid taken or put down changes its cells by 40+; sensor noise, JPEG and a
 light change (normalised out) by under 8; a shadow's edge by ~10-15."""
 ZONE_CELL_MM = 8
+PARTIAL_SHARE = 0.5
+"""A piece zone whose changed cells span less than this share of it is read again only
+there (a vault of twenty pyramids costs ~10x more to read whole than round one new piece)."""
+PARTIAL_MARGIN_MM = 45.0
+"""Room read round the changed cells: a whole large pyramid (37 mm base) and its lean."""
 AREA_CARD_CONFIDENCE = 0.95
 """Confidence of a card counted from a column's bands (a band hidden by the next column's
 shadow or a card laid crooked miscounts; UNVERIFIED on real tables)."""
@@ -101,16 +106,17 @@ def _norm(patch: np.ndarray) -> np.ndarray:
     return f * (128.0 / max(float(f.mean()), 1.0))
 
 
-def _cell_change(a: np.ndarray, b: np.ndarray) -> float:
-    """Largest mean absolute difference over ZONE_CELL_MM cells of two rectified views."""
+def _cells(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Mean absolute difference of two rectified views (1 px/mm) per ZONE_CELL_MM cell."""
     import cv2
 
     d = np.abs(a - b)
     h, w = d.shape
     c = ZONE_CELL_MM
     if h < c or w < c:
-        return float(d.mean())
-    return float(cv2.resize(d, (w // c, h // c), interpolation=cv2.INTER_AREA).max())
+        return np.full((1, 1), float(d.mean()), np.float32)
+    return cv2.resize(d[:h // c * c, :w // c * c], (w // c, h // c),
+                      interpolation=cv2.INTER_AREA)
 
 
 @dataclass
@@ -197,13 +203,31 @@ class TableObserver:
         return _norm(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY))
 
     def _cached(self, key: str, prof: Any, image: np.ndarray, region: tuple,
-                read: Any) -> list[Observed]:
+                read: Any, partial: bool = False) -> list[Observed]:
+        """The zone's last reading if nothing in it changed; else read it again — with
+        `partial`, only the part that changed (`read(core)` returns the objects inside the
+        core box; those of the last reading outside it stand)."""
         view = self._zone_view(prof, image, region)
         hit = self._zone_cache.get(key)
-        if hit is not None and hit[0].shape == view.shape and _cell_change(
-                view, hit[0]) <= ZONE_CHANGE:
-            return hit[1]
-        got = read()
+        if hit is not None and hit[0].shape == view.shape:
+            cells = _cells(view, hit[0])
+            if cells.max() <= ZONE_CHANGE:
+                return hit[1]
+            ys, xs = np.nonzero(cells > ZONE_CHANGE)
+            c = ZONE_CELL_MM
+            core = (region[0] + xs.min() * c, region[1] + ys.min() * c,
+                    region[0] + (xs.max() + 1) * c, region[1] + (ys.max() + 1) * c)
+            area = (core[2] - core[0]) * (core[3] - core[1])
+            if partial and area < PARTIAL_SHARE * (region[2] - region[0]) * (
+                    region[3] - region[1]):
+                fresh = read(core)
+                kept = [o for o in hit[1] if o.position_mm is None
+                        or not (core[0] <= o.position_mm[0] < core[2]
+                                and core[1] <= o.position_mm[1] < core[3])]
+                got = kept + fresh
+                self._zone_cache[key] = (view, got)
+                return got
+        got = read(None) if partial else read()
         self._zone_cache[key] = (view, got)
         return got
 
@@ -218,17 +242,28 @@ class TableObserver:
         x0, y0 = np.floor(x0 * PIECES_PPM) / PIECES_PPM, np.floor(y0 * PIECES_PPM) / PIECES_PPM
         region = (float(x0), float(y0), float(x1), float(y1))
 
-        def read() -> list[Observed]:
+        def read(core: tuple | None = None) -> list[Observed]:
+            sx0, sy0, sx1, sy1 = region
+            if core is not None:  # the changed part, with room for a whole piece round it
+                sx0 = max(sx0, np.floor((core[0] - PARTIAL_MARGIN_MM) * PIECES_PPM) / PIECES_PPM)
+                sy0 = max(sy0, np.floor((core[1] - PARTIAL_MARGIN_MM) * PIECES_PPM) / PIECES_PPM)
+                sx1 = min(sx1, core[2] + PARTIAL_MARGIN_MM)
+                sy1 = min(sy1, core[3] + PARTIAL_MARGIN_MM)
             ref = _mat(layout)
-            a, b = int(round(x0 * PIECES_PPM)), int(round(y0 * PIECES_PPM))
-            rw = int(round((x1 - x0) * PIECES_PPM))
-            rh = int(round((y1 - y0) * PIECES_PPM))
+            a, b = int(round(sx0 * PIECES_PPM)), int(round(sy0 * PIECES_PPM))
+            rw = int(round((sx1 - sx0) * PIECES_PPM))
+            rh = int(round((sy1 - sy0) * PIECES_PPM))
             palette = SUITS_EDITION if self.edition == "suits" else RAINBOW
             out = []
-            for p in read_pyramids(image, g.homography, region, reference=ref[b:b + rh, a:a + rw],
+            for p in read_pyramids(image, g.homography, (float(sx0), float(sy0), float(sx1),
+                                                         float(sy1)),
+                                   reference=ref[b:b + rh, a:a + rw],
                                    nadir=g.camera_mm[:2], palette=palette, ppm=PIECES_PPM):
                 z, slot = layout.locate((p.x, p.y))
                 if z != zone:
+                    continue
+                if core is not None and not (core[0] <= p.x < core[2]
+                                             and core[1] <= p.y < core[3]):
                     continue
                 out.append(Observed.make(
                     "piece", z, slot, position_mm=(round(p.x, 1), round(p.y, 1)),
@@ -236,7 +271,7 @@ class TableObserver:
                     size={k: round(v, 4) for k, v in p.size.items()}))
             return out
 
-        return self._cached(zone, prof, image, region, read)
+        return self._cached(zone, prof, image, region, read, partial=True)
 
     def _area_cards(self, prof: Any, image: np.ndarray, zone: str) -> list[Observed]:
         """Cards counted in an area zone: one per card band of each column."""
