@@ -40,7 +40,7 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
     if not types or len(det) == 0:
         return [None] * len(det)
     crops = reader.crops(image, det.xyxy)
-    _, emb = reader.infer(crops)
+    emb = reader.embed(crops)  # turned like the rendered faces' means
     names, means = [], []
     for t in types:
         for m in reader.base_means(t).values():

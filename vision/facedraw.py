@@ -97,12 +97,14 @@ def _quarriors(mask: np.ndarray, look: dict, s: int) -> None:
         _text(mask, str(look["quiddity"]), s * 0.66, c, s * 0.4)
     elif icon == "creature":
         lv = int(look.get("level", 1))
+        # level dots and burst marks drawn large enough to count at crop size (~35 px a
+        # face): the faces of one die often differ by one dot or one burst only
         for i in range(lv):
-            cv2.circle(mask, (int(c + (i - (lv - 1) / 2) * s * 0.16), int(s * 0.2)),
-                       int(s * 0.055), 255, -1, cv2.LINE_AA)
+            cv2.circle(mask, (int(c + (i - (lv - 1) / 2) * s * 0.19), int(s * 0.2)),
+                       int(s * 0.072), 255, -1, cv2.LINE_AA)
         a, d = look.get("attack"), look.get("defense")
         stats = "?/?" if a is None or d is None else f"{a}/{d}"
-        _text(mask, stats, c, s * 0.58, s * 0.3, thick=5)
+        _text(mask, stats, c, s * 0.53, s * 0.3, thick=5)
     elif icon == "spell":
         _symbol(mask, "swirl", c, c, s * 0.3)
     elif icon == "draw":
@@ -124,7 +126,7 @@ def _quarriors(mask: np.ndarray, look: dict, s: int) -> None:
                  cv2.LINE_AA)
         _symbol(mask, "reroll", s * 0.74, c, s * 0.17)
     for i in range(int(look.get("burst", 0))):
-        _star(mask, s * (0.84 - 0.16 * i), s * 0.84, s * 0.08, points=4)
+        _star(mask, s * (0.79 - 0.22 * i), s * 0.81, s * 0.105, points=4)
 
 
 def _custom(mask: np.ndarray, seed: int, s: int, bold: bool = False) -> None:
@@ -141,15 +143,37 @@ def _custom(mask: np.ndarray, seed: int, s: int, bold: bool = False) -> None:
             rad = r * rng.uniform(0.5, 1.0, n)
             _poly(mask, list(zip(cx + rad * np.cos(ang), cy + rad * np.sin(ang), strict=True)))
         elif kind == 1:
-            _text(mask, str(rng.choice(list("ABDEFGHKMNPRSTUVWXYZ0123456789?&#@%"))), cx, cy,
-                  r * 1.3, thick=int(rng.integers(3, 7)))
+            _text(mask, str(rng.choice(_GLYPHS)), cx, cy, r * 1.3,
+                  thick=int(rng.integers(3, 7)))
         elif kind == 2:
-            _symbol(mask, str(rng.choice(["atom", "star", "skull", "shield", "swirl", "diamond",
-                                          "card", "reroll"])), cx, cy, r)
+            _symbol(mask, str(rng.choice(_SYMBOLS)), cx, cy, r)
         else:
             cv2.line(mask, (int(cx - r), int(cy - r * rng.uniform(-1, 1))),
                      (int(cx + r), int(cy + r * rng.uniform(-1, 1))), 255,
                      int(rng.integers(4, 10)), cv2.LINE_AA)
+
+
+_GLYPHS = list("ABDEFGHKMNPRSTUVWXYZ0123456789?&#@%")
+_SYMBOLS = ["atom", "star", "skull", "shield", "swirl", "diamond", "card", "reroll"]
+#: glyphs that are one another turned (seen from above at any yaw they are the same face)
+_TURNED = {"W": "M", "Z": "N", "9": "6"}
+
+
+def glyph_key(seed: int) -> str:
+    """What the bold glyph of `seed` (:func:`_custom` with bold=True) is, up to a turn: two
+    faces with the same key differ only by rotation, which no reader can see on a die lying
+    at any yaw (e.g. two straight strokes, or M and W). Random polygons are their own key."""
+    rng = np.random.default_rng(seed)
+    rng.uniform(0.28, 0.36)
+    kind = int(rng.integers(4))
+    if kind == 0:
+        return f"polygon:{seed}"
+    if kind == 1:
+        ch = str(rng.choice(_GLYPHS))
+        return f"text:{_TURNED.get(ch, ch)}"
+    if kind == 2:
+        return f"symbol:{rng.choice(_SYMBOLS)}"
+    return "stroke"
 
 
 def ink_mask(face: Face, size: int = _DRAW_PX) -> np.ndarray:

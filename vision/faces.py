@@ -1,14 +1,16 @@
 """Reading the face of a die whose type is known, and of dice the players enrolled.
 
 :class:`DieFaceReader` runs the shipped face model (``models/die_faces_202611.onnx``): logits
-over every catalogued face label (plus training-only classes) and a 96-d embedding from the
-penultimate layer. For a catalogued type the logits are restricted to that type's labels and
-temperature-scaled (calibrated probabilities); a reading whose best probability is under
-:data:`REJECT_BELOW` is rejected (label None), so the rules engine is asked, not misled.
+over every catalogued face label and a 96-d embedding from the penultimate layer. For a
+catalogued type the logits (averaged over the crop's four 90-degree turns) are restricted to
+that type's labels and temperature-scaled (calibrated probabilities); a reading whose best
+probability is under :data:`REJECT_BELOW` is rejected (label None), so the rules engine is
+asked, not misled.
 
 Enrolled dice are read by nearest class mean in the embedding: each face's mean of the
 players' shots. A die that only fixes a symbol face of an ordinary die (a skull on the 1)
-keeps the base type's other faces, whose means come from rendered crops of them.
+keeps the base type's other faces, whose means come from rendered crops of them; which of
+those kept faces it is, the classifier says (restricted to them).
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ class DieFaceReader:
         self.labels: list[str] = list(meta.get("labels", []))
         self.temperature = float(meta.get("temperature", 1.0))
         self.crop_px = int(meta.get("crop_px", CROP_PX))
+        #: the temperature was fitted on logits averaged over this many 90-degree turns
+        self.turns = int(meta.get("test_time_turns", 1))
         self.session = open_session(self.path)
         self._index = {lb: i for i, lb in enumerate(self.labels)}
         self._base_means: dict[str, dict[str, np.ndarray]] = {}
@@ -105,6 +109,15 @@ class DieFaceReader:
         _, emb = self.infer(np.ascontiguousarray(turned))
         return _unit(emb.reshape(4, len(crops), -1).mean(axis=0))
 
+    def logits(self, crops: np.ndarray) -> np.ndarray:
+        """Logits (N, classes), averaged over the crop turned 0, 90, 180, 270 degrees when the
+        model's temperature was fitted so (a face seen at any yaw reads alike)."""
+        if self.turns <= 1 or len(crops) == 0:
+            return self.infer(crops)[0]
+        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(self.turns)])
+        logits, _ = self.infer(np.ascontiguousarray(turned))
+        return logits.reshape(self.turns, len(crops), -1).mean(axis=0)
+
     def read_type(self, crops: np.ndarray, dtype: DieType | str) -> list[FaceReading]:
         """Faces of crops of dice of one catalogued type."""
         dt = get_type(dtype) if isinstance(dtype, str) else dtype
@@ -112,7 +125,7 @@ class DieFaceReader:
         missing = [lb for lb in labels if lb not in self._index]
         if missing:
             raise ValueError(f"the face model does not know faces {missing} of {dt.name}")
-        logits, _ = self.infer(crops)
+        logits = self.logits(crops)
         sub = logits[:, [self._index[lb] for lb in labels]] / self.temperature
         return [self._reading(labels, p, REJECT_BELOW) for p in _softmax(sub)]
 
@@ -126,8 +139,18 @@ class DieFaceReader:
         centre = m.mean(axis=0)
         m = _unit(m - centre)
         sim = _unit(self.embed(crops) - centre) @ m.T
+        probs = _softmax(sim * NCM_SCALE)
+        kept = [lb for lb in labels if lb not in die.shots]
+        if die.base and kept and all(lb in self._index for lb in kept) and len(crops):
+            # The base type's own faces (the pips of a d6 with a skull on the 1) are read
+            # better by the classifier than by their means: the embedding decides "an
+            # enrolled face or not", the classifier, restricted to the kept labels, which one.
+            cols = [labels.index(lb) for lb in kept]
+            sub = self.logits(crops)[:, [self._index[lb] for lb in kept]] / self.temperature
+            rest = probs[:, cols].sum(axis=1, keepdims=True)
+            probs[:, cols] = rest * _softmax(sub)
         out = []
-        for s, p in zip(sim, _softmax(sim * NCM_SCALE), strict=True):
+        for s, p in zip(sim, probs, strict=True):
             r = self._reading(labels, p, REJECT_BELOW)
             if s.max() < NCM_MIN_SIMILARITY:
                 r = FaceReading(r.dist, None, r.probability)

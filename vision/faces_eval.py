@@ -2,7 +2,9 @@
 
 - per die type: crops of every face of every shipped type, rendered with seeds the training
   never used; a rejected reading counts as wrong.
-- enrolment: new dice (random glyph faces on random colours, none in the training set) and
+- enrolment: new dice (random glyph faces on random colours, none in the training set, the
+  six faces of a die different even up to a turn: faces that are one another turned cannot
+  be told apart from above, by any reader) and
   ordinary dice whose 1 is replaced by an unseen symbol. The players' shots are rendered under
   one steady light (:data:`ENROL`); the test crops under other light, rotation, position and
   noise (:data:`vision.facecrops.HARSH`).
@@ -16,6 +18,7 @@ import numpy as np
 
 from vision.dietypes import DieType, catalogue, custom, get_type
 from vision.facecrops import HARSH, TRAIN, Conditions, face_crops
+from vision.facedraw import glyph_key
 from vision.faces import DieFaceReader, EnrolledDie
 
 logger = logging.getLogger(__name__)
@@ -44,9 +47,24 @@ def eval_types(reader: DieFaceReader, per_face: int = 100, seed: int = 10_000,
     return out
 
 
+def distinct_glyph_seeds(start: int, n: int = 6) -> list[int]:
+    """The first `n` glyph seeds from `start` whose bold glyphs differ even up to a turn (a
+    die's faces must: a die lies at any yaw, so a face and the same face turned are one)."""
+    out, keys = [], set()
+    sd = start
+    while len(out) < n:
+        k = glyph_key(sd)
+        if k not in keys:
+            keys.add(k)
+            out.append(sd)
+        sd += 1
+    return out
+
+
 def novel_dice(n: int, seed: int) -> list[DieType]:
-    """Dice nobody trained on: a bold random symbol on each face, random body/ink colours
-    (ink and body differ in brightness, as printed dice do)."""
+    """Dice nobody trained on: a bold random symbol on each face, the six different even up
+    to a turn (:func:`distinct_glyph_seeds`), random body/ink colours (ink and body differ in
+    brightness, as printed dice do)."""
     rng = np.random.default_rng(seed)
     dice = []
     for i in range(n):
@@ -56,7 +74,7 @@ def novel_dice(n: int, seed: int) -> list[DieType]:
             ink = np.full(3, 20 if body.mean() > 127 else 235)
         hexes = ["#" + "".join(f"{int(v):02x}" for v in c) for c in (body, ink)]
         dice.append(custom(f"novel-{seed}-{i}", [f"f{k}" for k in range(6)], *hexes,
-                           seeds=[900_000 + seed * 100 + i * 6 + k for k in range(6)],
+                           seeds=distinct_glyph_seeds(900_000 + seed * 1000 + i * 40),
                            bold=True))
     return dice
 

@@ -1,17 +1,19 @@
 """Looney pyramids seen from above: drawing them on a table and reading colour and size.
 
 Sizes (base side, mm): small 25, medium 31, large 37 — UNVERIFIED (the figures the project
-was given; no public source we could read states them; the three sizes nest, and the ratio is
-what matters here). Height is taken as 1.6 x base (INFERRED from photos: tall, pointed). Both
-are constants so a measured set can replace them.
+was given; no public source we could read states them: shared/data/games/README.md and the
+IceDice rules give the pieces' count and sizes S/M/L but no dimension; the three sizes nest,
+and the reader only needs them well apart). Height is taken as 1.6 x base (INFERRED from
+photos: tall, pointed). Both are constants so a measured set can replace them.
 
 Reading works on the table plane: the photo is rectified into table millimetres with the
 calibration's homography, pixels that differ from the empty table (the mat raster, or the
 table's median colour) in chroma or are much darker are pieces, each piece colour is a
-connected region, and its size comes from its base. A tall piece leans away from the
-camera's nadir in a rectified view (its apex is not on the table plane), so the base side is
-measured on the hull edges away from the apex: the apex is the hull vertex farthest out
-along the radial direction.
+connected region (touching pieces of one colour are cut apart at their cores), and its size
+comes from its base. A tall piece leans away from the camera's nadir in a rectified view (its
+apex is not on the table plane), so the base side is fitted to the hull away from the apex:
+the hull's support function, over the directions the apex does not reach, is that of a
+turned square (see :func:`_base_side`).
 
 Stacks: IceDice stacks the Bank by size and colour. From above a same-colour stack shows the
 largest piece's outline; the reader reports it as one piece of the largest size with

@@ -31,7 +31,28 @@ def test_faces_of_a_known_type(reader, name):
             assert abs(sum(r.dist.values()) - 1) < 1e-6
             right += r.label == face.label
             n += 1
-    assert right / n >= 0.9  # a floor; `dicetable pieces` measures the figure
+    assert right / n >= 0.95  # a floor; `dicetable pieces` measures the figure
+
+
+def test_a_face_reads_the_same_at_every_quarter_turn(reader):
+    # the logits are averaged over the crop's four turns (the temperature was fitted so)
+    dt = get_type("quarriors-deathdealer")
+    crops = face_crops(dt, dt.faces[5], 3, np.random.default_rng(5), TRAIN, reader.crop_px)
+    a = reader.read_type(crops, dt)
+    b = reader.read_type(np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2))), dt)
+    assert reader.turns == 4
+    for x, y in zip(a, b, strict=True):
+        assert x.label == y.label and abs(x.probability - y.probability) < 1e-4
+
+
+def test_novel_dice_faces_differ_even_turned():
+    from vision.facedraw import glyph_key
+    from vision.faces_eval import distinct_glyph_seeds
+
+    seeds = distinct_glyph_seeds(900_000)
+    assert len({glyph_key(s) for s in seeds}) == 6
+    for dt in novel_dice(3, 0):
+        assert len({glyph_key(f.look_dict()["seed"]) for f in dt.faces}) == 6
 
 
 def test_a_blank_crop_is_not_read_as_a_confident_face(reader):
@@ -51,7 +72,7 @@ def test_enrolment_learns_a_new_die_from_five_shots(reader):
         for r in reader.read_enrolled(face_crops(dt, face, 5, rng, TRAIN, reader.crop_px), die):
             right += r.label == face.label
             n += 1
-    assert right / n >= 0.3  # well above chance (1/6); the figure is measured, and weak
+    assert right / n >= 0.6  # measured 0.8 here; `dicetable pieces` measures the figure
 
 
 def test_a_symbol_face_on_a_d6_keeps_the_other_faces(reader):
