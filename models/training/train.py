@@ -96,9 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-share", type=float, default=0.5,
                     help="share of training draws taken from real train-split photos")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
-    ap.add_argument("--val-photos", type=int, default=40,
-                    help="real train photos held out of training (seeded) to choose the recipe "
-                         "on: models.training.validate scores them")
+    ap.add_argument("--val-photos", type=int, default=0,
+                    help="real train photos held out of training (seeded) to choose a recipe "
+                         "on (40 in the recipe experiments): models.training.validate scores "
+                         "them; 0 (all 200 photos) makes the shipped models")
     ap.add_argument("--width", type=int, default=24, help="classifier width")
     ap.add_argument("--crop-px", type=int, default=32,
                     help="classifier input size (multiple of 8); cached synthetic crops of "
