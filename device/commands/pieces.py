@@ -2,7 +2,8 @@
 
 On renders never used in training or tuning: face accuracy per shipped die type, enrolment
 accuracy with 3 and 5 shots per face, Looney pyramid colour and size on IceDice tables of 30
-pieces (both colour editions), and Pyramid Dice card-slot occupancy.
+pieces (both colour editions), and Pyramid Dice card-slot occupancy (the pyramid and the side
+area).
 """
 
 from __future__ import annotations
@@ -77,5 +78,6 @@ def run(args: argparse.Namespace) -> int:
     if "card_slots" in out:
         r = out["card_slots"]
         print(f"card slots ({r['slots']}): {r['slot_accuracy']:.4f}, tables exact "
-              f"{r['tables_exact']:.4f}")
+              f"{r['tables_exact']:.4f}, side area ({r.get('side_slots', 0)}) "
+              f"{r.get('side_slot_accuracy', 0.0):.4f}")
     return 0

@@ -179,6 +179,8 @@ def main() -> None:
                     help="random-glyph dice for the embedding objective")
     ap.add_argument("--aux-per-face", type=int, default=12)
     ap.add_argument("--cache", type=Path, help="keep the rendered crops in this .npz")
+    ap.add_argument("--save-torch", type=Path,
+                    help="also keep the torch weights (state_dict) here, to fine-tune later")
     ap.add_argument("--out-dir", type=Path, default=MODELS,
                     help="write the model and its metadata here (SHA256SUMS only if models/)")
     ap.add_argument("--no-aux", action="store_true",
@@ -215,6 +217,8 @@ def main() -> None:
     yh = torch.from_numpy(y[hold])
     temp = fit_temperature(logits, yh.numpy(), max_iter=100)
     acc = float((logits.argmax(1) == yh).float().mean())
+    if args.save_torch is not None:
+        torch.save(net.state_dict(), args.save_torch)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     out = args.out_dir / ONNX_FILE
     torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(out),
