@@ -67,6 +67,8 @@ class Runtime:
     settler: Settler = field(default_factory=Settler)
     params: Params = field(default_factory=Params)
     reopen: Callable[[], FrameSource] | None = None
+    live_view: bool = True
+    """keep the last read frame, annotated, for the phone's live view (off for measurements)"""
     steps: list[Step] = field(default_factory=list)
     status: str = "starting"
     _still_since: int | None = None
@@ -99,7 +101,20 @@ class Runtime:
         step = Step(frame.seq, self._still_since if self._still_since is not None else frame.seq,
                     resolution, (time.perf_counter() - t0) * 1000)
         self.steps.append(step)
+        if self.live_view:
+            self.service.set_picture(self.match_id, self._picture(frame))
         return step
+
+    def _picture(self, frame: Frame) -> bytes:
+        """The frame just read, with the reader's dice drawn on it (when the observer keeps
+        them: the real one does; the noise model reads no pixels)."""
+        det = getattr(self.observe, "last_detections", None)
+        image = frame.image
+        if det is not None and len(det):
+            from vision.annotate import annotate
+
+            image = annotate(image, det)
+        return thumbnail(image, width=min(640, image.shape[1]), quality=75)
 
     def _handle(self, res: Resolution, frame: Frame) -> None:
         mid = self.match_id

@@ -21,7 +21,7 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
     table = SimulatedTable(game, players, seed, params)
     service = MatchService(SQLiteStore(":memory:"))
     mid = service.create(game, players, {}, None, seed, f"sim {seed}")
-    runtime = Runtime(table, table.observer(), service, mid)
+    runtime = Runtime(table, table.observer(), service, mid, live_view=False)
     wrong = False
     flagged: set[int] = set()
     for _ in range(max_frames):

@@ -67,6 +67,18 @@ class MatchService:
         self._live: dict[str, _Live] = {}
         self._lock = threading.Lock()
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
+        # The camera's last read picture per match: (number, JPEG). Not stored: it is the
+        # live view, replaced at each reading (the evidence of moves is stored with them).
+        self._pictures: dict[str, tuple[int, bytes]] = {}
+
+    def set_picture(self, match_id: str, jpeg: bytes) -> None:
+        """The table as the camera last read it, annotated (the phone's live view)."""
+        n = self._pictures.get(match_id, (0, b""))[0] + 1
+        self._pictures[match_id] = (n, jpeg)
+
+    def picture(self, match_id: str) -> tuple[int, bytes] | None:
+        """(number, JPEG) of the last live picture of a match, or None before the first."""
+        return self._pictures.get(match_id)
 
     def _get(self, match_id: str) -> _Live:
         with self._lock:

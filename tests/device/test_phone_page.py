@@ -147,6 +147,9 @@ def test_demo_table_live_question_and_undo(server: tuple[str, Any], page: Any) -
         page.wait_for_selector("#m-title:has-text('IceDice')")
         page.wait_for_function("Number(document.querySelector('#m-title').dataset.version) >= 3",
                                timeout=60_000)  # the state changes live
+        # the live view shows the table as the camera last read it
+        page.wait_for_selector("#m-live-box:not([hidden])", timeout=30_000)
+        assert page.evaluate("document.querySelector('#m-live').naturalWidth") >= 320
     finally:
         stop.set()
         thread.join(timeout=10)

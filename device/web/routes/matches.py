@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Response, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Header, Response, WebSocket, WebSocketDisconnect
 
 from device.web.deps import HubDep, ServiceDep
 from device.web.schemas import ActionIn, Created, ErrorOut, MatchIn, UndoIn
@@ -49,6 +49,23 @@ def post_action(match_id: str, body: ActionIn, service: ServiceDep) -> dict[str,
 @router.post("/{match_id}/undo", operation_id="undo", responses=ERRORS)
 def undo(match_id: str, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
     return service.undo(match_id, body.version)
+
+
+@router.get("/{match_id}/live.jpg", operation_id="get_live_picture", responses=ERRORS,
+            response_class=Response)
+def live_picture(match_id: str, service: ServiceDep,
+                 if_none_match: Annotated[str | None, Header()] = None) -> Response:
+    """The table as the camera last read it, with the dice it found (JPEG). The ETag lets a
+    phone that polls skip pictures it already has (304)."""
+    service.view(match_id)  # 404 for an unknown match
+    picture = service.picture(match_id)
+    if picture is None:
+        raise ServiceError(404, "live/none", "no camera picture yet for this match")
+    tag = f'"{picture[0]}"'
+    headers = {"ETag": tag, "Cache-Control": "no-cache"}
+    if if_none_match == tag:
+        return Response(status_code=304, headers=headers)
+    return Response(picture[1], media_type="image/jpeg", headers=headers)
 
 
 @router.get("/{match_id}/evidence/{seq}", operation_id="get_evidence", responses=ERRORS,

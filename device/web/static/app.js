@@ -1,7 +1,7 @@
 // dicetable phone page: no build step. Talks to /api; live updates over a WebSocket.
 "use strict";
 const $ = (sel) => document.querySelector(sel);
-const state = { matchId: null, view: null, ws: null, games: [] };
+const state = { matchId: null, view: null, ws: null, games: [], live: null };
 
 async function api(path, options = {}) {
   const res = await fetch(path, {headers: {"Content-Type": "application/json"}, ...options});
@@ -172,6 +172,7 @@ async function showMatch(id) {
     state.matchId = id;
     try { render(await api("/api/matches/" + id)); } catch (e) { toast(e.message); return; }
     openLive(id);
+    pollPicture(id);
   }
 }
 
@@ -192,6 +193,36 @@ function openLive(id) {
 function closeLive() {
   const ws = state.ws; state.ws = null;
   if (ws) ws.close();
+  if (state.live) { clearTimeout(state.live.timer); state.live = null; }
+  $("#m-live-box").hidden = true;
+}
+
+// The camera's picture: polled (the ETag makes an unchanged picture a 304), slowly when
+// the match has none (no camera) and not at all while the page is hidden.
+function pollPicture(id) {
+  const live = state.live = {etag: null, timer: null, url: null};
+  const tick = async () => {
+    if (state.live !== live || state.matchId !== id) return;
+    let wait = 2000;
+    if (!document.hidden) {
+      try {
+        const headers = live.etag ? {"If-None-Match": live.etag} : {};
+        const res = await fetch(`/api/matches/${id}/live.jpg`, {headers, cache: "no-store"});
+        if (res.status === 200 && state.live === live) {
+          live.etag = res.headers.get("ETag");
+          const url = URL.createObjectURL(await res.blob());
+          $("#m-live").src = url;
+          if (live.url) URL.revokeObjectURL(live.url);
+          live.url = url;
+          $("#m-live-box").hidden = false;
+        } else if (res.status === 404) {
+          wait = 10000;
+        }
+      } catch (e) { wait = 5000; }
+    }
+    if (state.live === live) live.timer = setTimeout(tick, wait);
+  };
+  tick();
 }
 
 function render(view) {
