@@ -96,31 +96,6 @@ def _die_face(exp: Expected, rng: np.random.Generator) -> tuple[str | None, int]
     return tname, int(rng.choice(slots))
 
 
-def _draw_pyramids_fast(img: np.ndarray, pieces: list[Pyramid], cam: CameraPose,
-                        centre: np.ndarray, light_dir: np.ndarray, seed: int) -> None:
-    """draw_pyramids one piece at a time on the piece's own patch of the image (far pieces
-    first): the same drawing, ~50x faster than on the whole frame per face."""
-    h, w = img.shape[:2]
-    rng = np.random.default_rng(seed)
-    order = sorted(pieces, key=lambda p: -np.hypot(p.x - centre[0], p.y - centre[1]))
-    for p in order:
-        r = BASE_MM[p.size]
-        ring = np.array([[p.x + dx, p.y + dy, dz] for dx in (-r, r) for dy in (-r, r)
-                         for dz in (0.0, r * 1.7)])
-        tip = np.array([[p.x, p.y, 0.0]]) + np.array([[*(-r * 1.6 * light_dir[:2]
-                                                        / max(light_dir[2], 0.3)), 0.0]])
-        uv = cam.project(np.vstack([ring, tip]))[0]
-        x0, y0 = np.floor(uv.min(axis=0)).astype(int) - 12
-        x1, y1 = np.ceil(uv.max(axis=0)).astype(int) + 12
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-        if x1 <= x0 or y1 <= y0:
-            continue
-        roi = img[y0:y1, x0:x1]
-        off = np.array([x0, y0], np.float64)
-        draw_pyramids(roi, [p], lambda pts, off=off: cam.project(pts)[0] - off, centre,
-                      light_dir, rng)
-
-
 class TableRenderer:
     """Draws one game's table (fixed camera pose, changing light, hands, bumps)."""
 
@@ -330,7 +305,8 @@ class TableRenderer:
             _, centre = cam.extrinsics()
             table = [Pyramid(*self.mr.to_table(np.array([p.x, p.y]))[0], p.colour, p.size,
                              p.yaw) for p in pieces]
-            _draw_pyramids_fast(f, table, cam, centre, lighting.direction, seed)
+            draw_pyramids(f, table, lambda pts: cam.project(pts)[0], centre,
+                          lighting.direction, np.random.default_rng(seed))
             img = np.clip(f * 255 + 0.5, 0, 255).astype(np.uint8)
         if light != 1.0:
             img = cv2.convertScaleAbs(img, alpha=light)

@@ -117,16 +117,24 @@ def draw_pyramids(image: np.ndarray, pieces: list[Pyramid], project, camera_cent
             faces.append((float(n @ light_dir), project(np.vstack([a, b, apex]))))
         for lit, tri in faces:
             shade = 0.55 + 0.45 * max(0.0, lit)
-            mask = np.zeros(image.shape[:2], np.float32)
-            cv2.fillPoly(mask, [np.round(tri * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+            # Only the face's own box is touched (the mask is 0 elsewhere): a face is a few
+            # hundred pixels, the frame hundreds of thousands.
+            x0, y0 = np.maximum(np.floor(tri.min(axis=0)).astype(int) - 1, 0)
+            x1, y1 = np.ceil(tri.max(axis=0)).astype(int) + 2
+            roi = image[y0:y1, x0:x1]
+            if roi.size == 0:
+                continue
+            mask = np.zeros(roi.shape[:2], np.float32)
+            cv2.fillPoly(mask, [np.round((tri - (x0, y0)) * 16).astype(np.int32)], 1.0,
+                         cv2.LINE_AA, 4)
             m = mask[..., None]
             if opaque:
                 body = colour * shade + 0.08 * max(0.0, lit) ** 8
-                image[:] = image * (1 - m) + body * m
+                roi[:] = roi * (1 - m) + body * m
             else:  # translucent plastic: the colour filters the table seen through it
-                through = image * colour * 1.15 * shade
-                image[:] = image * (1 - m) + np.clip(0.75 * through + 0.25 * colour * shade,
-                                                     0, 1) * m
+                through = roi * colour * 1.15 * shade
+                roi[:] = roi * (1 - m) + np.clip(0.75 * through + 0.25 * colour * shade,
+                                                 0, 1) * m
         # a bright rim along the edges seen from above, as on real plastic
         pts = project(np.vstack([base, apex]))
         for i in range(4):
