@@ -40,20 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _crop(image: np.ndarray, reader, detector) -> np.ndarray:
-    found = detector(image)
-    if len(found):
-        best = int(np.argmax(found.confidence))
-        return reader.crops(image, found.xyxy[best:best + 1])
-    h, w = image.shape[:2]  # a close-up: the die is the picture
-    s = min(h, w)
-    box = np.array([[(w - s) / 2, (h - s) / 2, (w + s) / 2, (h + s) / 2]]) / 1.15
-    box += np.array([(w + s) / 2, (h + s) / 2] * 2) * (1 - 1 / 1.15) / 2
-    return reader.crops(image, box)
-
-
 def run(args: argparse.Namespace) -> int:
     from calibration.enrolment import EnrolmentError, enrol
+    from device.enrolment import shot_crop
     from vision.detector import DiceDetector
     from vision.faces import DieFaceReader
 
@@ -65,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     crops = []
     for path in args.images:
         try:
-            crops.append(_crop(load_image(path), reader, detector))
+            crops.append(shot_crop(load_image(path), reader, detector))
         except ImageError as exc:
             raise UserError(f"{path}: {exc}") from None
     try:
