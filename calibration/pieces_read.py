@@ -57,19 +57,23 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
 
 
 @cache
-def _mat(layout: Layout) -> np.ndarray:
+def mat_raster(layout: Layout) -> np.ndarray:
+    """The mat as printed, at PPM pixels per mm: the reference pieces and cards are told
+    from (rendered once per layout)."""
     return render_mat(layout, PPM)
 
 
-def read_table_pieces(profile: Profile, image: np.ndarray, edition: str = "rainbow"
+def read_table_pieces(profile: Profile, image: np.ndarray, edition: str = "rainbow",
+                      card_zones: tuple[str, ...] = ("pyramid", "side")
                       ) -> list[dict[str, Any]]:
-    """Pyramids (IceDice) or card slots (Pyramid Dice) of a calibrated table photo."""
+    """Pyramids (IceDice) or card slots (Pyramid Dice, of `card_zones`) of a calibrated
+    table photo."""
     layout, g = profile.layout, profile.geometry
     region = (0.0, 0.0, *layout.size_mm)
     out: list[dict[str, Any]] = []
     if layout.game == "icedice":
         palette = SUITS_EDITION if edition == "suits" else RAINBOW
-        for p in read_pyramids(image, g.homography, region, reference=_mat(layout),
+        for p in read_pyramids(image, g.homography, region, reference=mat_raster(layout),
                                nadir=g.camera_mm[:2], palette=palette, ppm=PPM):
             zone, slot = layout.locate((p.x, p.y))
             out.append({"kind": "piece", "type": "pyramid", "zone": zone, "slot": slot,
@@ -80,7 +84,7 @@ def read_table_pieces(profile: Profile, image: np.ndarray, edition: str = "rainb
                         "sizes": {k: round(v, 4) for k, v in p.size.items()},
                         "base_mm": round(p.base_mm, 1)})
     elif layout.game == "pyramid_dice":
-        zones = [z for z in ("pyramid", "side") if any(
+        zones = [z for z in card_zones if any(
             zz.name == z and zz.slots for zz in layout.zones)]
         slots, zone_of = [], {}
         for z in zones:
@@ -90,7 +94,7 @@ def read_table_pieces(profile: Profile, image: np.ndarray, edition: str = "rainb
         poly = np.concatenate([np.array(layout.zone(z).polygon) for z in zones])
         x0, y0 = poly.min(axis=0)
         x1, y1 = poly.max(axis=0)
-        mat = _mat(layout)
+        mat = mat_raster(layout)
         ref = mat[int(y0 * PPM):int(round(y1 * PPM)), int(x0 * PPM):int(round(x1 * PPM))]
         got = read_slots(image, g.homography, slots, ref, (x0, y0, x1, y1), PPM)
         for s in slots:

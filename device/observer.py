@@ -24,7 +24,6 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -50,8 +49,9 @@ is only looked at again moves < 1 mm; a thrown one lands centimetres away)."""
 MAX_DIE_CONFIDENCE = 0.995
 """Ceiling of a die's existence probability (a shadow or a crumb can always fool both)."""
 TYPE_CONFIDENCE = 0.97
-"""Probability given to the die type read by nearest face means (its held-out accuracy on
-the game's types is ~1.0: models/README; the rest stays "something else")."""
+"""Probability given to the die type read by nearest face means; the rest stays "something
+else". A chosen value, UNMEASURED: no command measures the type read on whole tables yet
+(`dicetable pieces` measures faces of a known type)."""
 
 
 @dataclass
@@ -334,8 +334,8 @@ class TableObserver:
         poly = np.array(prof.layout.zone("pyramid").polygon)
         region = (*poly.min(axis=0), *poly.max(axis=0))
         return self._cached("pyramid", prof, image, tuple(float(v) for v in region),
-                            lambda: [o for o in observed_pieces(read_table_pieces(prof, image))
-                                     if o.zone == "pyramid"])
+                            lambda: observed_pieces(read_table_pieces(
+                                prof, image, card_zones=("pyramid",))))
 
     def _die_confidence(self, image: np.ndarray, det: Any, objects: list[Observed]
                         ) -> list[Observed]:
@@ -425,11 +425,10 @@ class TableObserver:
         return Observation(tuple(dice + pieces), seen, None, seq, moved)
 
 
-@cache
 def _mat(layout: Any) -> np.ndarray:
-    from calibration.mat import render_mat
+    from calibration.pieces_read import mat_raster
 
-    return render_mat(layout, PIECES_PPM)
+    return mat_raster(layout)  # at PIECES_PPM, shared with `read --game` (one raster)
 
 
 def load_observer(profile_path: str, game: str) -> TableObserver:
