@@ -7,9 +7,10 @@ as a diff; regenerate on purpose with
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
+
+from golden import check_golden
 
 from engine import get_game
 from engine.match import Match
@@ -37,8 +38,4 @@ def transcript() -> str:
 
 
 def test_golden_playthrough() -> None:
-    text = transcript()
-    if os.environ.get("DICETABLE_REGENERATE"):
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert GOLDEN.exists(), f"{GOLDEN} is missing: regenerate it (see the module docstring)"
-    assert text == GOLDEN.read_text(encoding="utf-8")
+    check_golden(GOLDEN, transcript())
