@@ -431,14 +431,6 @@ def _mat(layout: Any) -> np.ndarray:
     return mat_raster(layout)  # at PIECES_PPM, shared with `read --game` (one raster)
 
 
-def load_observer(profile_path: str, game: str) -> TableObserver:
-    """The observer of a saved profile; ProfileError / ModelNotFoundError say what is wrong."""
-    from calibration.profile import load
-
-    profile = load(profile_path)
-    return TableObserver(profile, game)
-
-
 _READERS: dict[str, tuple[Any, Any]] = {}
 
 
