@@ -48,6 +48,9 @@ TRACK_MM = 6.0
 is only looked at again moves < 1 mm; a thrown one lands centimetres away)."""
 MAX_DIE_CONFIDENCE = 0.995
 """Ceiling of a die's existence probability (a shadow or a crumb can always fool both)."""
+FOUND_ON_MAT = 0.5
+"""Detector score given to a die found only by its difference from the mat (the classifier's
+P(a die) on its crop may raise it, see _die_confidence)."""
 TYPE_CONFIDENCE = 0.97
 """Probability given to the die type read by nearest face means; the rest stays "something
 else". A chosen value, UNMEASURED: no command measures the type read on whole tables yet
@@ -354,11 +357,93 @@ class TableObserver:
             out.append(Observed(o.kind, o.zone, o.slot, o.dists, conf, o.position_mm))
         return out
 
+    # --- dice -------------------------------------------------------------------------------
+    def _on_mat(self, prof: Any, image: np.ndarray, det: Any, heights: Any) -> tuple[Any, Any]:
+        """The reader's dice, one per die (two boxes on one die are one), and the dice the
+        reader missed that the mat shows (calibration.dice_top): a die it was never trained
+        on is still a die-sized thing on the paper that was not there."""
+        from calibration.dice_top import cube_box, find_on_mat, merge_close
+        from vision.detections import Detections
+
+        layout, g = prof.layout, prof.geometry
+        zones = DICE_ZONES.get(self.game)
+        if zones is None:
+            return det, heights
+        edge = self.die_edge_mm
+        if heights is None:
+            heights = np.full(len(det), layout.object_height_mm)
+        pos = np.array([g.to_mm(c[None], float(z))[0]
+                        for c, z in zip(det.center, heights, strict=True)]).reshape(-1, 2)
+        keep = merge_close(pos, det.confidence, edge)
+        det, heights, pos = det[keep], np.asarray(heights)[keep], pos[keep]
+        poly = np.concatenate([np.array(layout.zone(z).polygon) for z in zones])
+        (x0, y0), (x1, y1) = np.floor(poly.min(axis=0)), np.ceil(poly.max(axis=0))
+        ref = _mat(layout)
+        a, b = int(round(x0 * PIECES_PPM)), int(round(y0 * PIECES_PPM))
+        ref = ref[b:b + int(round((y1 - y0) * PIECES_PPM)),
+                  a:a + int(round((x1 - x0) * PIECES_PPM))]
+        found = find_on_mat(image, g, (float(x0), float(y0), float(x1), float(y1)), ref, edge,
+                            inside=lambda p: layout.locate(p)[0] in zones)
+        new = [p for p in found
+               if not len(pos) or np.hypot(*(pos - p).T).min() >= edge * 0.7]
+        if not new:
+            return det, heights
+        boxes = np.stack([cube_box(g, p, edge) for p in new])
+        h, w = image.shape[:2]
+        boxes = np.clip(boxes, 0, [w - 1, h - 1, w - 1, h - 1]).astype(np.float32)
+        from vision.colours import die_colour_names
+
+        clf = self.reader.classifier
+        crops = clf.preprocess(image, boxes)
+        faces, _ = clf.postprocess(clf.infer(crops))
+        body, pip = die_colour_names(crops)
+        extra = Detections(boxes, np.full(len(new), FOUND_ON_MAT, np.float32),
+                           faces.astype(np.float32), tuple(body), tuple(pip))
+        both = Detections(np.concatenate([det.xyxy, extra.xyxy]),
+                          np.concatenate([det.confidence, extra.confidence]),
+                          np.concatenate([det.face_probs, extra.face_probs]),
+                          det.body_colour + extra.body_colour, det.pip_colour + extra.pip_colour)
+        return both, np.concatenate([heights, np.full(len(new), edge / 2)])
+
+    @property
+    def die_edge_mm(self) -> float:
+        from calibration.dice_top import die_mm
+
+        return die_mm(self.game)
+
+    def _types(self) -> list[str]:
+        """The game's catalogued die types on this table (one IceDice edition)."""
+        from vision.dietypes import game_types
+
+        other = "suits" if self.edition == "rainbow" else "rainbow"
+        return [t for t in game_types(self.game) if not t.endswith("-" + other)]
+
+    def _typed(self, prof: Any, image: np.ndarray, objects: list[Observed]) -> list[Observed]:
+        """Type and face of each die of a game with catalogued dice, read square-on from the
+        top face's plane; the surest crop also says where the die lies."""
+        from calibration.dice_top import read_top_faces
+
+        types = self._types()
+        if self.face_reader is None or not types or not objects:
+            return objects
+        centres = np.array([o.position_mm for o in objects], np.float64)
+        read = read_top_faces(self.face_reader, image, prof.geometry, centres,
+                              self.die_edge_mm, types)
+        dice = []
+        for o, r in zip(objects, read, strict=True):
+            dists: dict[str, Any] = {name: dict(d) for name, d in o.dists
+                                     if name not in ("face", "colour")}
+            dists["type"] = {r.type: TYPE_CONFIDENCE}
+            dists["face"] = r.faces
+            at = (round(r.centre_mm[0], 2), round(r.centre_mm[1], 2))
+            dice.append(Observed.make("die", o.zone, o.slot, confidence=o.confidence,
+                                      position_mm=at, **dists))
+        return dice
+
     # --- the observation --------------------------------------------------------------------
     def observe(self, image: np.ndarray, seq: int | None = None) -> Observation:
         from calibration.observe import observed_objects, on_markers, snapped, zones_seen
         from calibration.palette import white_reference
-        from calibration.pieces_read import read_dice_types
 
         t = {"t": time.perf_counter()}
         self.timings = {}
@@ -383,6 +468,7 @@ class TableObserver:
         det = det[np.array(keep, np.int64)]
         white = white_reference(image, prof.geometry, layout)
         det, heights = snapped(prof, det, image, white)
+        det, heights = self._on_mat(prof, image, det, heights)
         objects = observed_objects(prof, det, image, "die", heights, white)
         idx = [i for i, o in enumerate(objects) if dice_zones is None or o.zone in dice_zones]
         det = det[np.array(idx, np.int64)]
@@ -390,18 +476,7 @@ class TableObserver:
         self.last_detections = det
         objects = self._die_confidence(image, det, objects)
         lap("dice_table")
-        types = read_dice_types(self.face_reader, image, det, self.game) \
-            if self.face_reader is not None else [None] * len(det)
-        dice: list[Observed] = []
-        for o, ty in zip(objects, types, strict=True):
-            if ty is None:
-                dice.append(o)
-                continue
-            dists: dict[str, Any] = {name: dict(d) for name, d in o.dists if name != "face"}
-            dists["type"] = {ty["type"]: TYPE_CONFIDENCE}
-            dists["face"] = ty["faces"]
-            dice.append(Observed.make("die", o.zone, o.slot, confidence=o.confidence,
-                                      position_mm=o.position_mm, **dists))
+        dice = self._typed(prof, image, objects)
         lap("faces")
         readable = READ_ZONES.get(self.game)
         pieces: list[Observed] = []
