@@ -93,6 +93,8 @@ class Runtime:
         observation = self.observe(frame)
         observation = Observation(observation.objects, observation.zones_seen,
                                   self._moved, frame.seq, observation.dice_moved)
+        # the players' corrections (a die they said shows 5) stand while the die lies there
+        observation = self.service.amend(self.match_id, observation)
         match = self.service.match(self.match_id)
         resolution = reconcile(match.game, match.state, observation, self.params)
         self._handle(resolution, frame)

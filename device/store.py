@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,11 +58,17 @@ class Store(Protocol):
     def append(self, match_id: str, entry: Entry, *, thumbnail: bytes | None = None,
                finished: bool = False) -> None: ...
 
+    def append_all(self, match_id: str, entries: Sequence[Entry], *,
+                   thumbnails: Mapping[int, bytes] | None = None,
+                   finished: bool = False) -> None: ...
+
     def load(self, match_id: str) -> Match: ...
 
     def matches(self) -> list[MatchSummary]: ...
 
     def thumbnail(self, match_id: str, seq: int) -> bytes | None: ...
+
+    def evidence(self, match_id: str) -> set[int]: ...
 
     def close(self) -> None: ...
 
@@ -177,20 +183,35 @@ class SQLiteStore:
     def append(self, match_id: str, entry: Entry, *, thumbnail: bytes | None = None,
                finished: bool = False) -> None:
         """Store one entry (and its evidence) in one transaction; returns once durable."""
+        self.append_all(match_id, [entry], finished=finished,
+                        thumbnails=None if thumbnail is None else {entry.seq: thumbnail})
+
+    def append_all(self, match_id: str, entries: Sequence[Entry], *,
+                   thumbnails: Mapping[int, bytes] | None = None,
+                   finished: bool = False) -> None:
+        """Store entries that belong together (a correction: its note, the undos and the
+        corrected actions) in one transaction: all of them are durable, or none."""
         now = time.time()
         with self._transaction() as db:
             count = db.execute("UPDATE matches SET updated = ?, finished = ? WHERE id = ?",
                                (now, int(finished), match_id)).rowcount
             if count == 0:
                 raise StoreError(f"no match {match_id!r}")
-            try:
-                db.execute("INSERT INTO events VALUES (?, ?, ?, ?)",
-                           (match_id, entry.seq, json.dumps(entry.to_dict()), now))
-            except sqlite3.IntegrityError:
-                raise StoreError(f"match {match_id!r} already has entry {entry.seq}") from None
-            if thumbnail is not None:
-                db.execute("INSERT INTO thumbnails VALUES (?, ?, ?)",
-                           (match_id, entry.seq, thumbnail))
+            for entry in entries:
+                try:
+                    db.execute("INSERT INTO events VALUES (?, ?, ?, ?)",
+                               (match_id, entry.seq, json.dumps(entry.to_dict()), now))
+                    jpeg = (thumbnails or {}).get(entry.seq)
+                    if jpeg is not None:
+                        db.execute("INSERT INTO thumbnails VALUES (?, ?, ?)",
+                                   (match_id, entry.seq, jpeg))
+                except sqlite3.IntegrityError as exc:
+                    if "UNIQUE" in str(exc):
+                        raise StoreError(f"match {match_id!r} already has entry "
+                                         f"{entry.seq}") from None
+                    raise StoreError(f"cannot record entry {entry.seq}: {exc}") from None
+                except sqlite3.Error as exc:  # disk full, read-only file...
+                    raise StoreError(f"cannot record entry {entry.seq}: {exc}") from None
 
     # --- reading --------------------------------------------------------------------------
     def load(self, match_id: str) -> Match:
@@ -223,6 +244,13 @@ class SQLiteStore:
             row = self._db.execute("SELECT jpeg FROM thumbnails WHERE match_id = ? AND seq = ?",
                                    (match_id, seq)).fetchone()
         return bytes(row[0]) if row else None
+
+    def evidence(self, match_id: str) -> set[int]:
+        """The seqs of the entries that have a picture as evidence."""
+        with self._lock:
+            rows = self._db.execute("SELECT seq FROM thumbnails WHERE match_id = ?",
+                                    (match_id,)).fetchall()
+        return {int(r[0]) for r in rows}
 
     def close(self) -> None:
         with self._lock:

@@ -88,6 +88,15 @@ class Match:
         """The live actions' text, in order."""
         return [entry.text for entry in self.live_entries]
 
+    def state_before(self, seq: int) -> Any:
+        """The state just before the live action logged at ``seq`` (a correction replaces
+        that action with another one judged from this state); KeyError when the entry is not
+        a live action."""
+        for live_seq, before in self._stack:
+            if live_seq == seq:
+                return before
+        raise KeyError(f"entry {seq} is not a live action")
+
     def push(self, action: Any, *, source: str = "cli", confidence: float | None = None,
              data: Mapping[str, Any] | None = None) -> tuple[Event, ...]:
         """Apply a legal action and log it; raises IllegalActionError and logs nothing."""

@@ -24,6 +24,8 @@ class MatchIn(BaseModel):
         default=None, description="game setup the players entered (e.g. Pyramid Dice cards)")
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
     title: str = Field(default="", max_length=100)
+    names: list[str] | None = Field(default=None, max_length=8,
+                                    description="the players' names, in turn order")
 
 
 class ActionIn(BaseModel):
@@ -41,6 +43,41 @@ class UndoIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: int | None = Field(default=None, ge=0)
+    to: int | None = Field(default=None, ge=0,
+                           description="undo every action back to and including this entry")
+
+
+class CorrectionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int = Field(ge=0, description="the entry of the action the camera got wrong")
+    action: str = Field(min_length=1, max_length=200, examples=["roll 2 3 5"],
+                        description="what really happened")
+    version: int | None = Field(default=None, ge=0)
+
+
+class AnswerIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: int = Field(ge=0, description="the entry of the question or alert")
+    text: str = Field(default="nothing happened", min_length=1, max_length=200,
+                      examples=["nothing happened", "we override the camera"])
+    version: int | None = Field(default=None, ge=0)
+
+
+class NamesIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    names: list[str] = Field(max_length=8)
+    version: int | None = Field(default=None, ge=0)
+
+
+class SetupCheckIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    players: int = Field(ge=1, le=8)
+    options: dict[str, OptionValue] = Field(default_factory=dict)
+    setup: dict[str, Any] | None = None
 
 
 class Created(BaseModel):

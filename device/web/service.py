@@ -1,19 +1,27 @@
 """Live matches: the one place where phone actions meet the rules and the store.
 
 Every change goes the same way: check the version the phone saw (stale → conflict), let
-the engine judge the action, store the entry durably, then tell the hub. The web layer
-never judges a rule itself.
+the engine judge the change, store its entries durably in one transaction, then tell the
+hub. The web layer never judges a rule itself. If the store refuses, the match in memory is
+dropped and reloaded from the store, so memory never runs ahead of what is durable.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from device.store import Store, StoreError, load_checked
-from engine import EngineError, IllegalActionError, Match, get_game
+from device.web.corrections import Amendment, amend, amendments
+from device.web.views import NAMES_NOTE, match_view, replay_index, replay_step
+from engine import EngineError, IllegalActionError, Match, Observation, get_game
+
+__all__ = ["MatchService", "ServiceError", "match_view"]
+
+MAX_NAME = 24
+"""longest player name kept (a phone's name field; the log quotes it)"""
 
 
 class ServiceError(Exception):
@@ -30,33 +38,34 @@ class ServiceError(Exception):
 class _Live:
     match: Match
     lock: threading.Lock
+    title: str = ""
+    view: dict[str, Any] | None = None
+    """the last view, valid while ``view["version"]`` is the match's version"""
+    amendments: list[Amendment] = field(default_factory=list)
+    """the players' corrections the camera's next readings are compared against"""
 
 
-def match_view(match_id: str, match: Match) -> dict[str, Any]:
-    """Everything the phone page shows of a match."""
-    game, state = match.game, match.state
-    outcome = game.outcome(state)
-    pending = None
-    for entry in reversed(match.entries):
-        if entry.kind in ("answer", "action", "undo", "note"):
-            break
-        if entry.kind in ("question", "violation"):
-            pending = entry.to_dict()
-            break
-    return {
-        "id": match_id,
-        "game": game.info.name,
-        "title": game.info.title,
-        "players": match.initial.players,
-        "version": match.version,
-        "to_move": game.to_move(state),
-        "state": state.to_dict(),
-        "scores": [s.to_dict() for s in game.score(state)],
-        "outcome": outcome.to_dict() if outcome else None,
-        "legal_actions": [a.to_str() for a in game.legal_actions(state)][:200],
-        "entries": [e.to_dict() for e in match.entries[-50:]],
-        "pending": pending,
-    }
+def _engine_error(exc: EngineError) -> ServiceError:
+    if isinstance(exc, IllegalActionError):
+        return ServiceError(422, exc.code, str(exc),
+                            {"rule": exc.rule.id, "rule_text": exc.rule.text})
+    return ServiceError(422, exc.code, str(exc))
+
+
+def check_names(names: Sequence[str] | None, players: int) -> list[str]:
+    """Player names as entered: trimmed, at most one per player, none longer than MAX_NAME."""
+    if names is None:
+        return []
+    if len(names) > players:
+        raise ServiceError(422, "names/invalid",
+                           f"{len(names)} names for {players} players")
+    out = [" ".join(str(n).split()) for n in names]
+    for name in out:
+        if len(name) > MAX_NAME:
+            raise ServiceError(422, "names/invalid",
+                               f"the name {name[:MAX_NAME]!r}… is longer than {MAX_NAME} "
+                               "letters")
+    return out
 
 
 class MatchService:
@@ -71,6 +80,7 @@ class MatchService:
         # live view, replaced at each reading (the evidence of moves is stored with them).
         self._pictures: dict[str, tuple[int, bytes]] = {}
 
+    # --- the camera's side ------------------------------------------------------------------
     def set_picture(self, match_id: str, jpeg: bytes) -> None:
         """The table as the camera last read it, annotated (the phone's live view)."""
         n = self._pictures.get(match_id, (0, b""))[0] + 1
@@ -80,64 +90,137 @@ class MatchService:
         """(number, JPEG) of the last live picture of a match, or None before the first."""
         return self._pictures.get(match_id)
 
+    def amend(self, match_id: str, observation: Observation) -> Observation:
+        """The camera's observation with the players' corrections applied: a die they said
+        shows 5 is read as 5 while it lies where it was (the runtime calls this before
+        reconciling). A correction is spent once its object is gone from the state, or once
+        the dice left their places (a new roll)."""
+        live = self._get(match_id)
+        with live.lock:
+            if not live.amendments:
+                return observation
+            view = live.match.game.expected_view(live.match.state)
+            live.amendments = [a for a in live.amendments if a.expected(view)
+                               and not (a.kind == "die" and observation.dice_moved)]
+            return amend(observation, live.amendments)
+
+    def accept(self, match_id: str, actions: list[Any], confidence: float,
+               thumbnail: bytes | None = None, data: Mapping[str, Any] | None = None,
+               ) -> dict[str, Any]:
+        """Record what the camera saw and the rules accepted (a roll and its move, say)."""
+        def change(match: Match) -> dict[int, bytes]:
+            for action in actions:
+                match.push(action, source="camera", confidence=confidence, data=data)
+            return {match.entries[-1].seq: thumbnail} if thumbnail is not None else {}
+
+        return self._commit(match_id, None, change)
+
+    def note(self, match_id: str, kind: str, text: str, data: Mapping[str, Any] | None = None,
+             source: str = "camera") -> dict[str, Any]:
+        def change(match: Match) -> None:
+            match.note(kind, text, source=source, data=data)
+
+        return self._commit(match_id, None, change)
+
+    # --- matches ----------------------------------------------------------------------------
     def _get(self, match_id: str) -> _Live:
         with self._lock:
             live = self._live.get(match_id)
             if live is None:
                 try:
-                    live = _Live(load_checked(self.store, match_id), threading.Lock())
+                    match = load_checked(self.store, match_id)
                 except StoreError as exc:
                     raise ServiceError(404, "match/not_found", str(exc)) from None
+                title = next((m.title for m in self.store.matches() if m.id == match_id), "")
+                live = _Live(match, threading.Lock(), title)
                 self._live[match_id] = live
             return live
+
+    def match(self, match_id: str) -> Match:
+        """The live match (read it under no lock only for a snapshot of its state)."""
+        return self._get(match_id).match
 
     def view(self, match_id: str) -> dict[str, Any]:
         live = self._get(match_id)
         with live.lock:
-            return match_view(match_id, live.match)
+            return self._view(match_id, live)
+
+    def _view(self, match_id: str, live: _Live) -> dict[str, Any]:
+        # Every change appends an entry, so the version names the view exactly; the camera
+        # loop and the demo ask for it at every frame.
+        if live.view is None or live.view["version"] != live.match.version:
+            live.view = match_view(match_id, live.match, live.title)
+        return live.view
 
     def create(self, game_name: str, players: int, options: Mapping[str, object],
-               setup: Mapping[str, Any] | None, seed: int | None, title: str) -> str:
+               setup: Mapping[str, Any] | None, seed: int | None, title: str,
+               names: Sequence[str] | None = None) -> str:
+        names = check_names(names, players)
         try:
             match = Match(get_game(game_name), players, options, setup=setup, seed=seed)
         except EngineError as exc:
-            raise ServiceError(422, exc.code, str(exc)) from None
+            raise _engine_error(exc) from None
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            # a setup of the wrong shape the game's own checks did not foresee
+            raise ServiceError(422, "setup/invalid", f"setup: {exc}") from None
+        if any(names):
+            match.note("note", "players: " + ", ".join(
+                n or f"P{i + 1}" for i, n in enumerate(names)), source="phone",
+                data={NAMES_NOTE: names})
         match_id = self.store.create_match(match, title=title)
         with self._lock:
-            self._live[match_id] = _Live(match, threading.Lock())
+            self._live[match_id] = _Live(match, threading.Lock(), title)
         self._publish(match_id)
         return match_id
 
-    def _commit(self, match_id: str, live: _Live, version: int | None,
-                change: Callable[[Match], None],
-                thumbnail: bytes | None = None) -> dict[str, Any]:
+    def record(self, match_id: str) -> dict[str, Any]:
+        live = self._get(match_id)
+        with live.lock:
+            return live.match.to_dict()
+
+    # --- the players' side ------------------------------------------------------------------
+    def _commit(self, match_id: str, version: int | None,
+                change: Callable[[Match], dict[int, bytes] | None],
+                live: _Live | None = None) -> dict[str, Any]:
+        live = live or self._get(match_id)
         with live.lock:
             match = live.match
             if version is not None and version != match.version:
                 raise ServiceError(409, "action/stale_state_id",
                                    f"the match changed (version {match.version}, you saw "
-                                   f"{version}): reload and try again",
+                                   f"{version}): look again and retry",
                                    {"version": match.version})
             before = len(match.entries)
             try:
-                change(match)
-            except IllegalActionError as exc:
-                raise ServiceError(422, exc.code, str(exc),
-                                   {"rule": exc.rule.id, "rule_text": exc.rule.text}) from None
+                thumbnails = change(match)
             except EngineError as exc:
-                raise ServiceError(422, exc.code, str(exc)) from None
-            finished = match.game.outcome(match.state) is not None
+                self._restore(match_id, live, before)
+                raise _engine_error(exc) from None
+            except Exception:  # ServiceError, or a bug: memory must not run ahead of the store
+                self._restore(match_id, live, before)
+                raise
             new = match.entries[before:]
-            last_action = max((e.seq for e in new if e.kind == "action"), default=None)
-            for entry in new:
-                self.store.append(match_id, entry, finished=finished,
-                                  thumbnail=thumbnail if entry.seq == last_action else None)
+            if new:
+                finished = match.game.outcome(match.state) is not None
+                try:
+                    self.store.append_all(match_id, new, thumbnails=thumbnails or {},
+                                          finished=finished)
+                except StoreError:
+                    self._forget(match_id)
+                    raise
         return self._publish(match_id)
+
+    def _restore(self, match_id: str, live: _Live, before: int) -> None:
+        """A change that failed half-way (a correction) must leave no trace: reload."""
+        if len(live.match.entries) != before:
+            self._forget(match_id)
+
+    def _forget(self, match_id: str) -> None:
+        with self._lock:
+            self._live.pop(match_id, None)
 
     def act(self, match_id: str, text: str, version: int | None, source: str = "phone",
             answer_to: int | None = None) -> dict[str, Any]:
-        live = self._get(match_id)
-
         def change(match: Match) -> None:
             action = match.game.parse_action(text)
             match.game.check(match.state, action)  # judge before logging the answer
@@ -145,35 +228,133 @@ class MatchService:
                 match.note("answer", text, source=source, data={"question": answer_to})
             match.push(action, source=source)
 
-        return self._commit(match_id, live, version, change)
+        return self._commit(match_id, version, change)
 
-    def accept(self, match_id: str, actions: list[Any], confidence: float,
-               thumbnail: bytes | None = None, data: Mapping[str, Any] | None = None,
-               ) -> dict[str, Any]:
-        """Record what the camera saw and the rules accepted (a roll and its move, say)."""
+    def dismiss(self, match_id: str, seq: int, version: int | None, text: str,
+                source: str = "phone") -> dict[str, Any]:
+        """Close a question or an alert without an action ("nothing happened", or the
+        players override the camera): logged as the answer to it."""
         def change(match: Match) -> None:
-            for action in actions:
-                match.push(action, source="camera", confidence=confidence, data=data)
+            if not 0 <= seq < len(match.entries) or \
+                    match.entries[seq].kind not in ("question", "violation"):
+                raise ServiceError(422, "answer/not_a_question",
+                                   f"entry {seq} is not a question or an alert")
+            match.note("answer", text, source=source, data={"question": seq})
 
-        return self._commit(match_id, self._get(match_id), None, change, thumbnail)
+        return self._commit(match_id, version, change)
 
-    def match(self, match_id: str) -> Match:
-        """The live match (read it under no lock only for a snapshot of its state)."""
-        return self._get(match_id).match
+    def undo(self, match_id: str, version: int | None, source: str = "phone",
+             to: int | None = None) -> dict[str, Any]:
+        """Take back the last action, or (``to``) every action back to and including the
+        live action logged at ``to``, in one change."""
+        def change(match: Match) -> None:
+            if to is None:
+                match.undo(source=source)
+                return
+            live = [e.seq for e in match.live_entries]
+            if to not in live:
+                raise ServiceError(422, "undo/not_live",
+                                   f"entry {to} is not an action in play (undone already, "
+                                   "or not an action)")
+            for _ in live[live.index(to):]:
+                match.undo(source=source)
 
-    def undo(self, match_id: str, version: int | None, source: str = "phone") -> dict[str, Any]:
-        return self._commit(match_id, self._get(match_id), version,
-                            lambda m: m.undo(source=source))
+        return self._commit(match_id, version, change)
 
-    def note(self, match_id: str, kind: str, text: str, data: Mapping[str, Any] | None = None,
-             source: str = "camera") -> dict[str, Any]:
-        return self._commit(match_id, self._get(match_id), None,
-                            lambda m: m.note(kind, text, source=source, data=data))
+    def correct(self, match_id: str, seq: int, text: str, version: int | None,
+                source: str = "phone") -> dict[str, Any]:
+        """Replace the live action logged at ``seq`` with ``text`` (what really happened),
+        judged from the state before it; the later actions that still follow are replayed,
+        the others taken back. One ``correction`` entry says what changed; it is followed by
+        the undos and the actions that carry it out, all stored in one transaction."""
+        live = self._get(match_id)
 
-    def record(self, match_id: str) -> dict[str, Any]:
+        def change(match: Match) -> dict[int, bytes]:
+            game = match.game
+            live_entries = match.live_entries
+            seqs = [e.seq for e in live_entries]
+            if seq not in seqs:
+                raise ServiceError(422, "correction/not_live",
+                                   f"entry {seq} is not an action in play (undone already, "
+                                   "or not an action)")
+            before = match.state_before(seq)
+            was = game.parse_action(match.entries[seq].text)
+            now = game.parse_action(text)
+            game.check(before, now)
+            if now == was:
+                raise ServiceError(422, "correction/same",
+                                   f"{text!r} is what is recorded already")
+            later = live_entries[seqs.index(seq) + 1:]
+            state, kept, dropped = game.apply(before, now)[0], [], []
+            for entry in later:
+                action = game.parse_action(entry.text)
+                if dropped or not game.is_legal(state, action):
+                    dropped.append(entry.text)
+                    continue
+                state = game.apply(state, action)[0]
+                kept.append(entry)
+            fixed = amendments(game, before, was, now)
+            note = match.note("correction", f"{was.to_str()} → {now.to_str()}", source=source,
+                              data={"replaces": seq, "was": was.to_str(), "now": now.to_str(),
+                                    "dropped": dropped,
+                                    "amendments": [a.to_dict() for a in fixed]})
+            for entry in reversed([match.entries[seq], *later]):
+                match.undo(source=source, reason=f"undo {entry.text} (correction {note.seq})")
+
+            def carried(entry: Any) -> dict[str, Any]:
+                data = {k: v for k, v in entry.data.items() if k != "events"}
+                return data | {"correction": note.seq}
+
+            moved: dict[int, int] = {}
+            match.push(now, source=source, data=carried(match.entries[seq]))
+            moved[seq] = match.entries[-1].seq
+            for entry in kept:
+                match.push(game.parse_action(entry.text), source=entry.source,
+                           confidence=entry.confidence, data=carried(entry))
+                moved[entry.seq] = match.entries[-1].seq
+            live.amendments = [a for a in live.amendments if a not in fixed] + fixed
+            # The pictures of the moves follow them (a photo shows what really lies there);
+            # the picture of a move taken back goes with the corrected action.
+            pictures: dict[int, bytes] = {}
+            for old in [seq, *(e.seq for e in later)]:
+                jpeg = self.store.thumbnail(match_id, old)
+                target = moved.get(old, moved[seq])
+                if jpeg is not None and target not in pictures:
+                    pictures[target] = jpeg
+            return pictures
+
+        return self._commit(match_id, version, change, live)
+
+    def rename(self, match_id: str, names: Sequence[str], version: int | None,
+               source: str = "phone") -> dict[str, Any]:
+        """Name the players (logged as a note: the record keeps who played)."""
+        live = self._get(match_id)
+        clean = check_names(names, live.match.initial.players)
+        text = "players: " + ", ".join(n or f"P{i + 1}" for i, n in enumerate(clean))
+
+        def change(match: Match) -> None:
+            match.note("note", text, source=source, data={NAMES_NOTE: clean})
+
+        return self._commit(match_id, version, change, live)
+
+    # --- replay -----------------------------------------------------------------------------
+    def replay(self, match_id: str) -> dict[str, Any]:
         live = self._get(match_id)
         with live.lock:
-            return live.match.to_dict()
+            return replay_index(match_id, live.match, self.store.evidence(match_id), live.title)
+
+    def replay_step(self, match_id: str, step: int) -> dict[str, Any]:
+        live = self._get(match_id)
+        with live.lock:
+            record = live.match.to_dict()
+        steps = len(record["entries"])
+        if not 0 <= step <= steps:
+            raise ServiceError(404, "replay/no_step",
+                               f"step {step} is not in this match (0 to {steps})")
+        try:
+            return replay_step(record, step)
+        except EngineError as exc:  # a record the rules refuse: say so, never a 500
+            raise ServiceError(409, "replay/invalid", str(exc)) from None
 
     def _publish(self, match_id: str) -> dict[str, Any]:
         view = self.view(match_id)

@@ -35,25 +35,45 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    import uvicorn
+class Served:
+    """The app served by uvicorn in a thread; it can be stopped and started again on the
+    same port over the same database (a restart, as the phone sees it)."""
 
-    app = create_app(SQLiteStore(tmp_path / "page.sqlite"),
-                     enroller=Enroller(tmp_path / "profile.toml"))
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", app
-    srv.should_exit = True
-    thread.join(timeout=10)
+    def __init__(self, db: Path, profile: Path) -> None:
+        self.db, self.profile, self.port = db, profile, free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.start()
+
+    def start(self) -> None:
+        import uvicorn
+
+        self.app = create_app(SQLiteStore(self.db), enroller=Enroller(self.profile))
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
+                                log_level="warning")
+        self.srv = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.srv.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.srv.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the server did not start")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.srv.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    s = Served(tmp_path / "page.sqlite", tmp_path / "profile.toml")
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def server(served: Served) -> tuple[str, Any]:
+    return served.url, served.app
 
 
 @pytest.fixture
@@ -80,9 +100,12 @@ def test_new_match_play_answer_undo(server: tuple[str, Any], page: Any) -> None:
     page.get_by_role("button", name="New match").click()
     page.locator("#game-select").select_option("icedice")
     page.locator("[name=title]").fill("Browser test")
+    page.get_by_label("name of player 1").fill("Ann")
+    page.get_by_label("name of player 2").fill("Bob")
     page.get_by_role("button", name="Start").click()
     page.wait_for_selector("#m-title:has-text('IceDice')")
-    assert page.locator("#m-turn").inner_text() == "P1 to play"
+    assert page.locator("#m-turn").inner_text() == "Ann to play"
+    assert page.locator("#m-scores th").all_inner_texts() == ["Ann", "Bob"]
 
     # the state changes: roll, then the only possible take
     page.locator("#m-filter").fill("roll green SL")
@@ -92,7 +115,7 @@ def test_new_match_play_answer_undo(server: tuple[str, Any], page: Any) -> None:
     page.wait_for_selector("#m-actions button:has-text('take green S')")
     page.locator("#m-actions button", has_text="take green L").click()
     page.wait_for_selector("#m-log li:has-text('take green L')")
-    assert "green L" in (page.locator("#m-table").text_content() or "")
+    page.wait_for_selector("#m-table .zone:has-text('Counter') .piece[title='green L']")
 
     # the camera asks a question (through the live WebSocket); the players answer it
     match_id = page.evaluate("location.hash").split("/")[-1]
@@ -114,12 +137,12 @@ def test_new_match_play_answer_undo(server: tuple[str, Any], page: Any) -> None:
 
     # with the live connection lost, a second phone moves: this phone's action is stale,
     # refused, and the page says so and shows the new state
-    page.evaluate("() => { const ws = state.ws; state.ws = null; ws.close(); }")
+    page.evaluate("() => { const live = state.ws; state.ws = null; live.socket.close(); }")
     service.act(match_id, "stop", None, source="other phone")
     page.locator("#m-typed").fill("roll red S")
     page.get_by_role("button", name="Send").click()
     page.wait_for_selector("#toast:has-text('changed')")
-    page.wait_for_selector("#m-turn:has-text('P2 to play')")
+    page.wait_for_selector("#m-turn:has-text('Bob to play')")
 
     # the list shows the match
     page.goto(url + "/#")
@@ -199,3 +222,193 @@ def test_teach_a_die_from_the_phone(server: tuple[str, Any], page: Any, tmp_path
     page.get_by_role("button", name="Teach").click()
     page.wait_for_selector("#enrol-status:has-text('notes.jpg')")
     assert "not an image" in page.locator("#enrol-status").inner_text()
+
+
+def run_demo_until(service: Any, until: Any, seed: int = 5) -> str:
+    """Play the demo table (simulated camera) until ``until(view)``; returns the match."""
+    from device.demo import DemoTable
+
+    demo = DemoTable(service, "icedice", 2, seed=seed, speed=8.0, answer_after=1000.0)
+    stop = threading.Event()
+    thread = threading.Thread(target=demo.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if demo.match_id is not None and until(service.view(demo.match_id)):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the demo table never got there")
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+    assert demo.match_id is not None
+    return demo.match_id
+
+
+def test_correct_a_die_after_a_demo_roll(server: tuple[str, Any], page: Any) -> None:
+    """The camera's last roll is shown with its dice; the players tap the colour die, pick
+    what it really shows; one correction is logged and the table follows. An older move is
+    then taken back by undoing back to it from the log."""
+    url, app = server
+    service = app.state.service
+
+    def rolled_twice(view: dict[str, Any]) -> bool:
+        rolls = [e for e in view["entries"] if e["kind"] == "action"
+                 and e["text"].startswith("roll") and e["source"] == "camera"]
+        last = view["last_camera"]
+        return len(rolls) >= 2 and last is not None and \
+            last["actions"][0]["text"].startswith("roll") and view["pending"] is None
+
+    mid = run_demo_until(service, rolled_twice)
+    before = service.view(mid)
+    roll = before["last_camera"]["actions"][0]
+    colour = roll["parts"][0]
+    option = colour["options"][0]
+    page.goto(f"{url}/#/m/{mid}")
+    page.wait_for_selector("#m-camera h2:has-text('The camera read')")
+    page.locator(f"#m-camera button.part.die[data-seq='{roll['seq']}']",
+                 has_text=colour["word"]).first.click()
+    page.wait_for_selector(f"#m-fix:has-text('The camera read {colour['word']}')")
+    page.locator("#m-fix .faces button", has_text=option["value"]).first.click()
+    page.wait_for_selector("#m-log li.correction")
+    page.wait_for_selector("#toast:has-text('Corrected')")
+    view = service.view(mid)
+    note = next(e for e in view["entries"] if e["kind"] == "correction")
+    assert note["data"]["was"] == roll["text"] and note["data"]["now"] == option["action"]
+    assert note["data"]["amendments"][0]["value"] == option["value"]
+    assert view["state"]["dice"][0] == option["value"]
+    # the page shows the corrected move and die
+    page.wait_for_selector(f"#m-camera button.part.die:has-text('{option['value']}')")
+    assert page.locator("#m-table .die").first.inner_text() == option["value"]
+
+    # a wrong acceptance further back: undo back to the first roll, from the log
+    first = next(e for e in view["entries"] if e["kind"] == "action")
+    row = page.locator(f"#m-log li.live[data-seq='{first['seq']}']")
+    row.click()
+    row.get_by_role("button", name="Undo back to here").click()
+    page.wait_for_function(f"state.view.version > {view['version']}")
+    after = service.view(mid)
+    assert after["live"] == [] and after["state"]["dice"] is None
+
+
+def test_replay_a_match_to_its_end_and_back(server: tuple[str, Any], page: Any) -> None:
+    """A finished match, from the list: replay opens at its end (the result), steps back to
+    the start and forward entry by entry, the slider jumps, the camera's picture shows."""
+    import random
+
+    import cv2
+    import numpy as np
+
+    from engine import get_game
+
+    url, app = server
+    service = app.state.service
+    game = get_game("icedice")
+    mid = service.create("icedice", 2, {}, None, 1, "Club night", ["Ann", "Bob"])
+    picture = cv2.imencode(".jpg", np.full((60, 80, 3), 200, np.uint8))[1].tobytes()
+    service.accept(mid, [game.parse_action("roll red SM"), game.parse_action("take red M")],
+                   0.9, thumbnail=picture, data={"frame": 1})
+    rng = random.Random(7)
+    while service.view(mid)["outcome"] is None:
+        service.act(mid, game.random_action(service.match(mid).state, rng).to_str(), None)
+    steps = service.view(mid)["version"]
+
+    page.goto(url + "/")
+    page.locator("#matches li", has_text="Club night").get_by_role("link",
+                                                                  name="Replay").click()
+    page.wait_for_selector(f"#r-step:has-text('{steps} / {steps}')")
+    page.wait_for_selector("#r-outcome:has-text('win')")
+    assert page.locator("#r-turn").inner_text() == "Match over"
+    assert page.locator("#r-next").is_disabled()
+
+    page.get_by_role("button", name="first entry").click()
+    page.wait_for_selector("#r-entry:has-text('Start of the match')")
+    assert page.locator("#r-step").inner_text() == f"0 / {steps}"
+    assert page.locator("#r-table .zone:has-text('Counter') .piece").count() == 0
+    page.get_by_role("button", name="next entry").click()  # the names
+    page.get_by_role("button", name="next entry").click()  # the camera's roll
+    page.wait_for_selector("#r-entry:has-text('roll red SM')")
+    page.get_by_role("button", name="next entry").click()  # ...and its take, with a picture
+    page.wait_for_selector("#r-entry:has-text('take red M') img.evidence")
+    assert page.evaluate("document.querySelector('#r-entry img').naturalWidth") == 80
+    page.wait_for_selector("#r-table .zone:has-text('Counter') .piece[title='red M']")
+    assert page.locator("#r-turn").inner_text() == "Ann to play"
+    page.get_by_role("button", name="previous entry").click()
+    page.wait_for_selector(f"#r-step:has-text('2 / {steps}')")
+    page.wait_for_selector("#r-entry:has-text('roll red SM')")
+    assert page.locator("#r-table .zone:has-text('Counter') .piece").count() == 0
+    page.locator("#r-slider").evaluate(
+        f"(s) => {{ s.value = {steps - 1}; s.dispatchEvent(new Event('input')); }}")
+    page.wait_for_selector(f"#r-step:has-text('{steps - 1} / {steps}')")
+    page.wait_for_function(f"location.hash.endsWith('/{steps - 1}')")
+    page.get_by_role("button", name="last entry").click()
+    page.wait_for_selector("#r-outcome:has-text('win')")
+    page.get_by_role("link", name="Open").click()
+    page.wait_for_selector("#m-turn:has-text('Match over')")
+
+
+def test_pyramid_dice_cards_with_a_mistake_then_start(server: tuple[str, Any],
+                                                      page: Any) -> None:
+    """The card entry: the example is prefilled with its warning; a wrong number is named
+    next to its field by the engine and stops the start; a removed card is counted; fixed,
+    with the cards entered as they lie, the match starts with them."""
+    url, app = server
+    page.goto(url + "/#/new")
+    page.locator("#game-select").select_option("pyramid_dice")
+    page.wait_for_selector(".card-row[data-row='27']")
+    assert "EXAMPLE — not the box's contents" in page.locator("#cards-box .warning").inner_text()
+
+    page.get_by_label("card 3 number", exact=True).fill("0")
+    row = page.locator(".card-row[data-row='2']")
+    row.locator(".msg:has-text('must be a positive whole number')").wait_for()
+    assert page.get_by_label("card 3 number", exact=True).get_attribute("aria-invalid") == "true"
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_selector("#toast:has-text('The setup has problems')")
+    assert not page.locator("#new-view").is_hidden()
+
+    page.get_by_label("card 3 number", exact=True).fill("33")
+    row.locator(".msg").wait_for(state="hidden")
+    page.get_by_label("remove card 1", exact=True).click()
+    page.wait_for_selector("#cards-box .msg:has-text('20 treasure cards, not 21')")
+    page.get_by_role("button", name="Add a card").click()
+    page.get_by_label("card 28 id", exact=True).fill("t1")
+    page.get_by_label("card 28 number", exact=True).fill("1")
+    page.wait_for_selector("#cards-box .msg:has-text('20 treasure')", state="hidden")
+    assert "21 treasure + 7 god = 28 cards" in page.locator("#card-tally").inner_text()
+
+    page.locator("#placement-on").check()
+    page.get_by_label("card in r7c1", exact=True).wait_for()
+    apex = page.get_by_label("card in r1c1", exact=True).input_value()
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_selector("#m-title:has-text('Pyramid Dice')")
+    mid = page.evaluate("location.hash").split("/")[-1]
+    state = app.state.service.view(mid)["state"]
+    assert {c["id"]: c["number"] for c in state["cards"]}["t3"] == 33
+    assert state["provenance"]["cards"] == "entered by the players"
+    assert state["pyramid"]["r1c1"] == apex
+    page.wait_for_selector("#m-table .card[data-slot='r1c1']")
+
+
+def test_lost_connection_and_server_restart(served: Any, page: Any) -> None:
+    """The server goes away: the page says so, an action is not lost silently, and when the
+    server is back (restarted over the same database) the page reconnects by itself."""
+    mid = served.app.state.service.create("icedice", 2, {}, None, 1, "restart", None)
+    page.goto(f"{served.url}/#/m/{mid}")
+    page.wait_for_selector("#m-turn:has-text('P1 to play')")
+    page.wait_for_selector("#conn:has-text('live')")
+    served.stop()
+    page.wait_for_selector("#net:has-text('reconnecting')", timeout=15_000)
+    assert page.locator("#conn").inner_text() == "offline"
+    page.locator("#m-filter").fill("roll red S")
+    page.locator("#m-actions button", has_text="roll red SM").click()
+    page.wait_for_selector("#toast:has-text('No connection to the table')")
+
+    served.start()
+    page.wait_for_selector("#net", state="hidden", timeout=30_000)
+    served.app.state.service.act(mid, "roll red SM", None, source="other phone")
+    page.wait_for_selector("#m-log li:has-text('roll red SM')")
+    page.locator("#m-filter").fill("")
+    page.locator("#m-actions button", has_text="take red M").click()
+    page.wait_for_selector("#m-log li:has-text('take red M')")

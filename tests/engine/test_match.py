@@ -43,6 +43,17 @@ def test_undo_is_an_entry_and_restores_the_state() -> None:
     assert [e.kind for e in match.entries[-3:]] == ["undo", "question", "answer"]
 
 
+def test_state_before_a_live_action() -> None:
+    match = icedice_match()
+    game = get_game("icedice")
+    assert match.state_before(2) == game.play(match.initial, ["roll red S", "take red S"])
+    match.undo()
+    with pytest.raises(KeyError, match="not a live action"):
+        match.state_before(4)  # undone
+    with pytest.raises(KeyError):
+        match.state_before(5)  # the undo entry itself
+
+
 def test_undo_with_nothing_to_undo() -> None:
     with pytest.raises(IllegalActionError, match="no action"):
         Match(get_game("icedice"), 2).undo()

@@ -1,4 +1,5 @@
-"""Matches: create, list, view, act, undo, record, evidence, and the live WebSocket."""
+"""Matches: create, list, view, act, answer, undo, correct, name the players, record,
+replay, evidence, and the live WebSocket."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Response, WebSocket, WebSocketDisconnect
 
 from device.web.deps import HubDep, ServiceDep
-from device.web.schemas import ActionIn, Created, ErrorOut, MatchIn, UndoIn
+from device.web.schemas import (
+    ActionIn,
+    AnswerIn,
+    CorrectionIn,
+    Created,
+    ErrorOut,
+    MatchIn,
+    NamesIn,
+    UndoIn,
+)
 from device.web.service import ServiceError
 
 router = APIRouter(prefix="/api/matches", tags=["matches"])
@@ -28,7 +38,7 @@ def list_matches(service: ServiceDep) -> list[dict[str, Any]]:
 @router.post("", status_code=201, operation_id="create_match", responses=ERRORS)
 def create_match(body: MatchIn, service: ServiceDep) -> Created:
     return Created(id=service.create(body.game, body.players, body.options, body.setup,
-                                     body.seed, body.title))
+                                     body.seed, body.title, body.names))
 
 
 @router.get("/{match_id}", operation_id="get_match", responses=ERRORS)
@@ -46,9 +56,43 @@ def post_action(match_id: str, body: ActionIn, service: ServiceDep) -> dict[str,
     return service.act(match_id, body.action, body.version, answer_to=body.answer_to)
 
 
+@router.post("/{match_id}/answers", operation_id="answer", responses=ERRORS)
+def answer(match_id: str, body: AnswerIn, service: ServiceDep) -> dict[str, Any]:
+    """Close a question or an alert with no action: nothing happened, or the players
+    override the camera. (An answer that is an action goes to /actions with answer_to.)"""
+    return service.dismiss(match_id, body.question, body.version, body.text)
+
+
 @router.post("/{match_id}/undo", operation_id="undo", responses=ERRORS)
 def undo(match_id: str, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
-    return service.undo(match_id, body.version)
+    """Take back the last action, or every action back to and including entry ``to``."""
+    return service.undo(match_id, body.version, to=body.to)
+
+
+@router.post("/{match_id}/corrections", operation_id="correct", responses=ERRORS)
+def correct(match_id: str, body: CorrectionIn, service: ServiceDep) -> dict[str, Any]:
+    """Replace an action the camera got wrong (a die read as 6 that shows 5) with what
+    really happened; the later actions that still follow are kept. One logged correction;
+    the camera's next readings of that die are compared against the corrected face."""
+    return service.correct(match_id, body.seq, body.action, body.version)
+
+
+@router.put("/{match_id}/names", operation_id="name_players", responses=ERRORS)
+def name_players(match_id: str, body: NamesIn, service: ServiceDep) -> dict[str, Any]:
+    return service.rename(match_id, body.names, body.version)
+
+
+@router.get("/{match_id}/replay", operation_id="get_replay", responses=ERRORS)
+def replay(match_id: str, service: ServiceDep) -> dict[str, Any]:
+    """The whole log with the entries that have a picture: step k of a replay is the table
+    after the first k entries."""
+    return service.replay(match_id)
+
+
+@router.get("/{match_id}/replay/{step}", operation_id="get_replay_step", responses=ERRORS)
+def replay_step(match_id: str, step: int, service: ServiceDep) -> dict[str, Any]:
+    """The table, scores and turn after the first ``step`` entries, replayed by the rules."""
+    return service.replay_step(match_id, step)
 
 
 @router.get("/{match_id}/live.jpg", operation_id="get_live_picture", responses=ERRORS,

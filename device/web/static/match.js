@@ -1,0 +1,282 @@
+// A live match: whose turn, scores, the table, questions and alerts, the camera's last
+// reading with its corrections, actions, undo and the log. Live over a WebSocket that
+// reconnects by itself (the banner says when it is lost).
+"use strict";
+
+async function showMatch(id) {
+  show("match-view");
+  if (state.matchId === id && state.view) return;
+  closeLive();
+  state.matchId = id; state.view = null;
+  $("#m-replay").href = "#/r/" + id;
+  $("#m-fix").hidden = true;
+  try { render(await api("/api/matches/" + id)); } catch (e) {
+    toast(e.status === 404 ? "This match is not on this table." : e.message);
+    if (e.status === 404) { location.hash = ""; return; }
+  }
+  openLive(id, 0);
+  pollPicture(id);
+}
+
+// --- live updates --------------------------------------------------------------------------
+function openLive(id, attempt) {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${proto}://${location.host}/api/matches/${id}/live`);
+  const live = state.ws = {socket: ws, id, attempt, timer: null};
+  ws.onopen = () => { live.attempt = 0; setConnection(true); };
+  ws.onmessage = (msg) => render(JSON.parse(msg.data));
+  ws.onclose = (ev) => {
+    if (state.ws !== live || state.matchId !== id) return;
+    if (ev.code === 4404) {  // the server is back but without this match
+      setConnection(false, "This match is not on the table's server any more.");
+      return;
+    }
+    const wait = Math.min(10000, 1000 * 2 ** Math.min(live.attempt, 4));
+    setConnection(false, `Live updates lost — reconnecting in ${Math.round(wait / 1000)} s…`);
+    live.timer = setTimeout(() => { if (state.ws === live) openLive(id, live.attempt + 1); }, wait);
+  };
+}
+
+function reconnectNow() {
+  const live = state.ws;
+  if (!live || live.socket.readyState === WebSocket.OPEN) return;
+  clearTimeout(live.timer);
+  openLive(live.id, 0);
+}
+
+function closeLive() {
+  const live = state.ws; state.ws = null;
+  if (live) { clearTimeout(live.timer); live.socket.onclose = null; live.socket.close(); }
+  if (state.live) { clearTimeout(state.live.timer); state.live = null; }
+  $("#m-live-box").hidden = true;
+  setConnection(true);
+}
+
+document.addEventListener("visibilitychange", () => { if (!document.hidden) reconnectNow(); });
+
+// The camera's picture: polled (the ETag makes an unchanged picture a 304), slowly when
+// the match has none (no camera) and not at all while the page is hidden.
+function pollPicture(id) {
+  const live = state.live = {etag: null, timer: null, url: null};
+  const tick = async () => {
+    if (state.live !== live || state.matchId !== id) return;
+    let wait = 2000;
+    if (!document.hidden) {
+      try {
+        const headers = live.etag ? {"If-None-Match": live.etag} : {};
+        const res = await fetch(`/api/matches/${id}/live.jpg`, {headers, cache: "no-store"});
+        if (res.status === 200 && state.live === live) {
+          live.etag = res.headers.get("ETag");
+          const url = URL.createObjectURL(await res.blob());
+          $("#m-live").src = url;
+          if (live.url) URL.revokeObjectURL(live.url);
+          live.url = url;
+          $("#m-live-box").hidden = false;
+        } else if (res.status === 404) {
+          wait = 10000;
+        }
+      } catch (e) { wait = 5000; }
+    }
+    if (state.live === live) live.timer = setTimeout(tick, wait);
+  };
+  tick();
+}
+
+// --- drawing -------------------------------------------------------------------------------
+function render(view) {
+  if (view.id !== state.matchId) return;
+  if (state.view && view.version < state.view.version) return;  // an old message
+  const changed = !state.view || state.view.version !== view.version;
+  state.view = view;
+  $("#m-title").textContent = view.title;
+  $("#m-title").dataset.version = view.version;
+  $("#m-subtitle").textContent = view.match_title || "";
+  $("#m-turn").textContent = turnText(view);
+  const out = $("#m-outcome");
+  out.hidden = !view.outcome;
+  out.textContent = outcomeText(view);
+  $("#m-scores").replaceChildren(el("caption", {}, "Scores"), ...drawScores(view));
+  $("#m-table").replaceChildren(...drawTable(view));
+  renderPending(view);
+  renderCamera(view, changed);
+  renderActions();
+  renderLog(view);
+  renderNames(view);
+}
+
+function renderPending(view) {
+  const box = $("#m-pending");
+  const p = view.pending;
+  box.hidden = !p;
+  if (!p) return;
+  box.className = "pending " + p.kind;
+  const data = p.data || {};
+  const children = [];
+  if (p.kind === "question") {
+    children.push(el("strong", {}, "The camera is not sure. "), p.text);
+    const row = el("div", {class: "row wrap"});
+    for (const c of data.candidates || []) {
+      if (c.actions && c.actions.length === 1) {
+        row.append(el("button", {class: "answer", onclick: () => send(c.actions[0], p.seq)}, c.actions[0]));
+      } else if (c.actions && c.actions.length > 1) {
+        row.append(el("button", {class: "answer", onclick: () => sendAll(c.actions, p.seq)}, c.actions.join("; ")));
+      }
+    }
+    row.append(el("button", {class: "answer quiet", onclick: () => dismiss(p.seq, "nothing happened")}, "Nothing happened"));
+    children.push(row);
+  } else {
+    children.push(el("strong", {}, "Rule broken? "), p.text);
+    if (data.rule_text) {
+      children.push(el("blockquote", {}, data.rule_text,
+        el("cite", {}, ` — ${data.rule || "rule"}${data.rule_source ? ", " + data.rule_source : ""}`)));
+    }
+    children.push(el("p", {class: "todo"},
+      "What to do: put the table back as the rules allow — this alert closes by itself when the camera sees it. ",
+      "If the camera is wrong, tap what really happened under Actions, or override it."));
+    children.push(el("div", {class: "row wrap"},
+      el("button", {class: "answer", onclick: () => dismiss(p.seq, "override: the camera misread the table")}, "Override: the camera is wrong"),
+      el("button", {class: "answer quiet", onclick: undo}, "Undo the last move")));
+  }
+  box.replaceChildren(...children);
+}
+
+// The camera's last accepted move, each changeable word a button: tap the die the camera
+// got wrong, pick what it shows; the server replaces the move in one correction.
+function renderCamera(view, changed) {
+  const box = $("#m-camera");
+  const last = view.last_camera;
+  box.hidden = !last;
+  if (!last) { $("#m-fix").hidden = true; return; }
+  if (changed) $("#m-fix").hidden = true;
+  const lines = last.actions.map((a) => {
+    const words = a.text.split(" ").map((w) => document.createTextNode(w + " "));
+    for (const part of a.parts) {
+      words[part.index] = el("button", {class: `part ${part.object || ""}`, "data-seq": a.seq,
+        "aria-label": `${part.object || "part"} read as ${part.word}: correct it`,
+        onclick: () => offerFix(a, part)}, part.word);
+    }
+    const conf = a.confidence != null ? el("small", {class: "conf"}, ` ${Math.round(a.confidence * 100)}%`) : "";
+    return el("div", {class: "read-action"}, ...words.flatMap((w) => [w, " "]), conf);
+  });
+  const img = el("img", {class: "evidence", alt: "the table when the camera read this move",
+    src: `/api/matches/${view.id}/evidence/${last.evidence}`});
+  img.addEventListener("error", () => img.remove());
+  img.addEventListener("click", () => img.classList.toggle("big"));
+  box.replaceChildren(el("h2", {}, "The camera read"), img, ...lines,
+    el("p", {class: "hint"}, last.actions.some((a) => a.parts.length) ? "Wrong? Tap the die (or piece) the camera misread." : ""));
+}
+
+function offerFix(action, part) {
+  const fix = $("#m-fix");
+  fix.hidden = false;
+  fix.replaceChildren(
+    el("p", {}, el("strong", {}, `The camera read ${part.word}.`), " It really shows:"),
+    el("div", {class: "faces"}, ...part.options.map((o) => el("button", {class: `face ${part.object || ""}`,
+      onclick: () => correct(action.seq, o.action, o.value)}, o.value))),
+    el("button", {class: "quiet", onclick: () => { fix.hidden = true; }}, "Cancel"));
+  fix.scrollIntoView({block: "nearest"});
+}
+
+async function correct(seq, action, value) {
+  try {
+    const view = await api(`/api/matches/${state.matchId}/corrections`,
+      {method: "POST", body: JSON.stringify({seq, action, version: state.view.version})});
+    $("#m-fix").hidden = true;
+    render(view);
+    const note = view.entries.filter((e) => e.kind === "correction").pop();
+    const dropped = note && note.data && note.data.dropped && note.data.dropped.length
+      ? ` Taken back, as it no longer follows: ${note.data.dropped.join("; ")}.` : "";
+    toast(`Corrected to ${value}: ${action}.${dropped}`, "ok");
+  } catch (e) { await refused(e); }
+}
+
+function renderActions() {
+  const view = state.view;
+  if (!view) return;
+  const filter = $("#m-filter").value.trim().toLowerCase();
+  const actions = view.legal_actions.filter((a) => a.toLowerCase().includes(filter));
+  const shown = actions.slice(0, 60);
+  $("#m-actions").replaceChildren(...shown.map((a) => el("button", {onclick: () => send(a)}, a)),
+    actions.length > shown.length ? el("small", {}, `${actions.length - shown.length} more: filter to find them`) : "");
+}
+
+function renderLog(view) {
+  const live = new Set(view.live);
+  const last = view.live.length ? view.live[view.live.length - 1] : null;
+  $("#m-log").replaceChildren(...view.entries.slice().reverse().map((e) => {
+    const isLive = e.kind === "action" && live.has(e.seq);
+    const li = el("li", {class: e.kind + (isLive ? " live" : ""), "data-seq": e.seq},
+      el("span", {class: "text"}, `${e.kind === "action" ? "" : e.kind + ": "}${e.text}`),
+      el("span", {class: "src"}, ` ${e.source}`));
+    if (isLive) {
+      const count = view.live.length - view.live.indexOf(e.seq);
+      const back = el("button", {class: "back danger", hidden: true,
+        onclick: (ev) => { ev.stopPropagation(); undoTo(e.seq); }},
+        e.seq === last ? "Undo this move" : `Undo back to here (${count} moves)`);
+      li.append(back);
+      li.addEventListener("click", () => { back.hidden = !back.hidden; });
+    }
+    return li;
+  }));
+}
+
+function renderNames(view) {
+  const form = $("#names-form");
+  if (form.contains(document.activeElement) && form.dataset.match === view.id) return;  // being edited
+  form.dataset.match = view.id;
+  form.replaceChildren(...view.names.map((n, i) => el("label", {}, `Player ${i + 1} `,
+    el("input", {name: "name", maxlength: 24, value: /^P\d+$/.test(n) ? "" : n, placeholder: `P${i + 1}`}))),
+    el("button", {type: "submit"}, "Save names"));
+}
+
+// --- changes -------------------------------------------------------------------------------
+async function refused(e) {
+  if (e.status === 409) {
+    toast("The match changed meanwhile (the camera or another phone): look again and retry.");
+    try { render(await api("/api/matches/" + state.matchId)); } catch (_) { /* banner shows */ }
+  } else {
+    toast(e.message);
+  }
+}
+
+async function post(path, body) {
+  try {
+    render(await api(`/api/matches/${state.matchId}/${path}`,
+      {method: "POST", body: JSON.stringify({...body, version: state.view.version})}));
+    return true;
+  } catch (e) { await refused(e); return false; }
+}
+
+async function send(action, answerTo) {
+  const body = {action};
+  if (answerTo !== undefined) body.answer_to = answerTo;
+  if (await post("actions", body)) $("#m-typed").value = "";
+}
+
+async function sendAll(actions, answerTo) {
+  for (let i = 0; i < actions.length; i++) {
+    if (!await post("actions", i === 0 ? {action: actions[i], answer_to: answerTo} : {action: actions[i]})) return;
+  }
+}
+
+const dismiss = (seq, text) => post("answers", {question: seq, text});
+const undo = () => post("undo", {});
+const undoTo = (seq) => post("undo", {to: seq});
+
+async function saveNames(ev) {
+  ev.preventDefault();
+  const names = [...ev.target.querySelectorAll("[name=name]")].map((i) => i.value.trim());
+  try {
+    render(await api(`/api/matches/${state.matchId}/names`,
+      {method: "PUT", body: JSON.stringify({names, version: state.view.version})}));
+    toast("Names saved.", "ok");
+  } catch (e) { await refused(e); }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#m-filter").addEventListener("input", renderActions);
+  $("#m-send").addEventListener("click", () => { const t = $("#m-typed").value.trim(); if (t) send(t); });
+  $("#m-typed").addEventListener("keydown", (e) => { if (e.key === "Enter") $("#m-send").click(); });
+  $("#m-undo").addEventListener("click", undo);
+  $("#names-form").addEventListener("submit", saveNames);
+});
