@@ -221,12 +221,19 @@ class MatchService:
 
     def act(self, match_id: str, text: str, version: int | None, source: str = "phone",
             answer_to: int | None = None) -> dict[str, Any]:
+        """Record an action; ``a; b`` records several at once (an answer to the camera's
+        question is often a roll and the move made with it), all or none."""
         def change(match: Match) -> None:
-            action = match.game.parse_action(text)
-            match.game.check(match.state, action)  # judge before logging the answer
+            game, state = match.game, match.state
+            actions = [game.parse_action(t) for t in text.split(";") if t.strip()]
+            if not actions:
+                actions = [game.parse_action(text)]  # the engine's message for an empty one
+            for action in actions:  # judge all before logging anything
+                state = game.apply(state, action)[0]
             if answer_to is not None:
                 match.note("answer", text, source=source, data={"question": answer_to})
-            match.push(action, source=source)
+            for action in actions:
+                match.push(action, source=source)
 
         return self._commit(match_id, version, change)
 

@@ -97,6 +97,25 @@ def test_answering_a_question_logs_the_answer(client: TestClient) -> None:
     assert view["pending"] is None
 
 
+def test_an_answer_of_two_actions_is_recorded_whole(client: TestClient) -> None:
+    """The camera often asks 'roll red S; take red S or ...?': both, or nothing."""
+    mid = new_match(client)
+    service = client.app.state.service  # type: ignore[attr-defined]
+    service.note(mid, "question", "Which was it?", data={"candidates": [
+        {"actions": ["roll red S", "take red S"]}, {"actions": ["roll red M", "take red M"]}]})
+    r = client.post(f"/api/matches/{mid}/actions",
+                    json={"action": "roll red M; take red S", "answer_to": 0, "version": 1})
+    assert r.status_code == 422 and r.json()["rule"] == "icedice.take_rolled"
+    assert client.get(f"/api/matches/{mid}").json()["version"] == 1
+    view = client.post(f"/api/matches/{mid}/actions",
+                       json={"action": "roll red M; take red M", "answer_to": 0,
+                             "version": 1}).json()
+    assert [(e["kind"], e["text"]) for e in view["entries"][1:]] == [
+        ("answer", "roll red M; take red M"), ("action", "roll red M"),
+        ("action", "take red M")]
+    assert view["pending"] is None and view["state"]["counter"] == ["red M"]
+
+
 @pytest.mark.parametrize("method, path, body, status, code", [
     ("post", "/api/matches", {"game": "chess", "players": 2}, 422, "game/unknown"),
     ("post", "/api/matches", {"game": "icedice", "players": 1}, 422, "state/invalid"),

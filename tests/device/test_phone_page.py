@@ -412,3 +412,25 @@ def test_lost_connection_and_server_restart(served: Any, page: Any) -> None:
     page.locator("#m-filter").fill("")
     page.locator("#m-actions button", has_text="take red M").click()
     page.wait_for_selector("#m-log li:has-text('take red M')")
+
+
+def test_pyradice_sheet_entry(server: tuple[str, Any], page: Any) -> None:
+    """The Pyradice token sheet as a form: an objective's values outside 1–6 get the
+    vocabulary's message on the field; fixed, the entry is sent as the players' own."""
+    url, _ = server
+    page.goto(url + "/#/new")
+    page.locator("#game-select").select_option("pyradice")
+    page.wait_for_selector("#sheet-box .warning:has-text('EXAMPLE')")
+    page.locator("#sheet-box summary", has_text="objectives").click()
+    values = page.get_by_label("objective C6 values", exact=True)
+    values.fill("3, 9")
+    page.wait_for_selector("#sheet-box .msg:has-text('die values 1–6')")
+    assert values.get_attribute("aria-invalid") == "true"
+    values.fill("3, 4")
+    page.wait_for_selector("#sheet-box .msg:has-text('die values')", state="hidden")
+    with page.expect_request("**/api/matches") as sent:
+        page.get_by_role("button", name="Start").click()
+    page.wait_for_selector("#m-title:has-text('Pyradice')")
+    sheet = sent.value.post_data_json["setup"]["sheet"]
+    (c6,) = [d for d in sheet["objectives"] if d["id"] == "C6"]
+    assert c6["values"] == [3, 4] and "provenance" not in c6  # now the players' own

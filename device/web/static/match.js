@@ -92,6 +92,7 @@ function render(view) {
   $("#m-title").dataset.version = view.version;
   $("#m-subtitle").textContent = view.match_title || "";
   $("#m-turn").textContent = turnText(view);
+  $("#m-phase").textContent = phaseText(view);
   const out = $("#m-outcome");
   out.hidden = !view.outcome;
   out.textContent = outcomeText(view);
@@ -119,7 +120,7 @@ function renderPending(view) {
       if (c.actions && c.actions.length === 1) {
         row.append(el("button", {class: "answer", onclick: () => send(c.actions[0], p.seq)}, c.actions[0]));
       } else if (c.actions && c.actions.length > 1) {
-        row.append(el("button", {class: "answer", onclick: () => sendAll(c.actions, p.seq)}, c.actions.join("; ")));
+        row.append(el("button", {class: "answer", onclick: () => send(c.actions.join("; "), p.seq)}, c.actions.join("; ")));
       }
     }
     row.append(el("button", {class: "answer quiet", onclick: () => dismiss(p.seq, "nothing happened")}, "Nothing happened"));
@@ -166,13 +167,20 @@ function renderCamera(view, changed) {
     el("p", {class: "hint"}, last.actions.some((a) => a.parts.length) ? "Wrong? Tap the die (or piece) the camera misread." : ""));
 }
 
+function swatch(value) {
+  if (!COLOURS[value]) return "";
+  const s = el("span", {class: "swatch", "aria-hidden": "true"});
+  s.style.background = COLOURS[value];
+  return s;
+}
+
 function offerFix(action, part) {
   const fix = $("#m-fix");
   fix.hidden = false;
   fix.replaceChildren(
     el("p", {}, el("strong", {}, `The camera read ${part.word}.`), " It really shows:"),
     el("div", {class: "faces"}, ...part.options.map((o) => el("button", {class: `face ${part.object || ""}`,
-      onclick: () => correct(action.seq, o.action, o.value)}, o.value))),
+      onclick: () => correct(action.seq, o.action, o.value)}, swatch(o.value), o.value))),
     el("button", {class: "quiet", onclick: () => { fix.hidden = true; }}, "Cancel"));
   fix.scrollIntoView({block: "nearest"});
 }
@@ -190,14 +198,31 @@ async function correct(seq, action, value) {
   } catch (e) { await refused(e); }
 }
 
+// The legal actions as buttons. The few decisions come first; a large family (56 re-rolls)
+// is one button that filters to it, so "take r7c6" is never buried under dice values.
 function renderActions() {
   const view = state.view;
   if (!view) return;
   const filter = $("#m-filter").value.trim().toLowerCase();
   const actions = view.legal_actions.filter((a) => a.toLowerCase().includes(filter));
-  const shown = actions.slice(0, 60);
-  $("#m-actions").replaceChildren(...shown.map((a) => el("button", {onclick: () => send(a)}, a)),
-    actions.length > shown.length ? el("small", {}, `${actions.length - shown.length} more: filter to find them`) : "");
+  const verb = (a) => a.split(" ")[0];
+  const family = {};
+  for (const a of actions) family[verb(a)] = (family[verb(a)] || 0) + 1;
+  const big = (a) => !filter && family[verb(a)] > 12;
+  const buttons = [];
+  const seen = new Set();
+  for (const a of actions.slice().sort((x, y) => family[verb(x)] - family[verb(y)])) {
+    if (!big(a)) { buttons.push(el("button", {onclick: () => send(a)}, a)); continue; }
+    if (seen.has(verb(a))) continue;
+    seen.add(verb(a));
+    buttons.push(el("button", {class: "family", onclick: () => {
+      $("#m-filter").value = verb(a) + " "; renderActions(); $("#m-filter").focus();
+    }}, `${verb(a)} … (${family[verb(a)]})`));
+  }
+  const shown = buttons.slice(0, 60);
+  $("#m-actions").replaceChildren(...shown,
+    buttons.length > shown.length ? el("small", {}, `${buttons.length - shown.length} more: filter to find them`) : "",
+    !actions.length ? el("small", {}, view.outcome ? "The match is over." : "Nothing matches the filter.") : "");
 }
 
 function renderLog(view) {
@@ -251,12 +276,6 @@ async function send(action, answerTo) {
   const body = {action};
   if (answerTo !== undefined) body.answer_to = answerTo;
   if (await post("actions", body)) $("#m-typed").value = "";
-}
-
-async function sendAll(actions, answerTo) {
-  for (let i = 0; i < actions.length; i++) {
-    if (!await post("actions", i === 0 ? {action: actions[i], answer_to: answerTo} : {action: actions[i]})) return;
-  }
 }
 
 const dismiss = (seq, text) => post("answers", {question: seq, text});

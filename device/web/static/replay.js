@@ -65,6 +65,7 @@ function drawStep(r, view) {
     }
   }
   $("#r-turn").textContent = turnText(shown);
+  $("#r-phase").textContent = phaseText(shown);
   const out = $("#r-outcome");
   out.hidden = !view.outcome;
   out.textContent = outcomeText(shown);

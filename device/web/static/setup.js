@@ -41,7 +41,7 @@ async function gameChanged() {
 
 function renderOptions(game) {
   const box = $("#options");
-  box.replaceChildren(el("legend", {}, "Options"));
+  box.replaceChildren();
   for (const o of game.options) {
     let input;
     if (typeof o.default === "boolean") {

@@ -36,7 +36,7 @@ function iceDiceTable(view) {
   const dice = s.dice ? el("div", {class: "dice"},
     die(s.dice[0], {colour: COLOURS[s.dice[0]] ? s.dice[0] : null, title: "colour die: " + s.dice[0]}),
     die(s.dice[1], {title: "size die: " + s.dice[1]})) : el("span", {class: "none"}, "not rolled");
-  out.push(section("Dice", dice, el("span", {class: "phase"}, ` ${s.phase}`)));
+  out.push(section("Dice", dice));
   out.push(section("Counter", pieces(s.counter)));
   const bank = el("div", {class: "bank"});
   for (const colour of s.colours) {
@@ -68,7 +68,7 @@ function pyramidDiceTable(view) {
   const dice = s.dice && s.dice.length ? el("div", {class: "dice"}, ...s.dice.map(([face, value]) =>
     die(value, {title: face === value ? `shows ${face}` : `shows ${face}, counts ${value}`, cls: face === value ? "" : "changed"})))
     : el("span", {class: "none"}, "not rolled");
-  out.push(section("Dice", dice, el("span", {class: "phase"}, ` ${s.phase}${s.ra_used ? ` · Ra used ${s.ra_used}` : ""}`)));
+  out.push(section("Dice", dice, s.ra_used ? el("span", {class: "phase"}, ` Ra used ${s.ra_used}×`) : ""));
   // rows from the slot names r{row}c{col}; any other layout is listed in order
   const rows = new Map();
   let shaped = true;
@@ -166,6 +166,18 @@ function drawTable(view) {
 }
 
 // --- turn, scores, result ------------------------------------------------------------------
+// What the player to move has to do, in the rules' words (the state's phase).
+const PHASES = {
+  icedice: {roll: "roll the dice", choose: "take the rolled pyramid", decide: "roll again or stop",
+    bust: "bust: return the Counter to the Bank", rainbow: "move the Rainbow to the Vault"},
+  pyramid_dice: {roll: "roll the three dice", act: "use abilities, then take a card or give up"},
+};
+
+function phaseText(view) {
+  if (view.outcome || !view.state) return "";
+  return (PHASES[view.game] || {})[view.state.phase] || "";
+}
+
 function turnText(view) {
   if (view.outcome) return "Match over";
   if (view.to_move === null || view.to_move === undefined) return "";
