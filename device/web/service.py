@@ -93,15 +93,17 @@ class MatchService:
     def amend(self, match_id: str, observation: Observation) -> Observation:
         """The camera's observation with the players' corrections applied: a die they said
         shows 5 is read as 5 while it lies where it was (the runtime calls this before
-        reconciling). A correction is spent once its object is gone from the state, or once
-        the dice left their places (a new roll)."""
+        reconciling). A correction is spent once its object is gone from the state, and a
+        die's as soon as the dice may have left their places: only a reading that knows the
+        dice stayed put (``dice_moved`` False) is amended, since amending a new roll would
+        hide it."""
         live = self._get(match_id)
         with live.lock:
             if not live.amendments:
                 return observation
             view = live.match.game.expected_view(live.match.state)
             live.amendments = [a for a in live.amendments if a.expected(view)
-                               and not (a.kind == "die" and observation.dice_moved)]
+                               and not (a.kind == "die" and observation.dice_moved is not False)]
             return amend(observation, live.amendments)
 
     def accept(self, match_id: str, actions: list[Any], confidence: float,

@@ -174,9 +174,10 @@ def test_websocket_pushes_each_change(client: TestClient) -> None:
 
 def test_websocket_unknown_match_is_closed(client: TestClient) -> None:
     from starlette.websockets import WebSocketDisconnect
-    with pytest.raises(WebSocketDisconnect), \
+    with pytest.raises(WebSocketDisconnect) as closed, \
             client.websocket_connect("/api/matches/nope/live") as ws:
         ws.receive_json()
+    assert closed.value.code == 4404 and "nope" in closed.value.reason
 
 
 def test_phone_page_is_served(client: TestClient) -> None:

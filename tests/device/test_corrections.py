@@ -159,9 +159,11 @@ def test_the_next_reading_is_compared_with_the_correction(tmp_path: Path) -> Non
             threading.Event())
         kinds = [e["kind"] for e in service.view(mid)["entries"]]
         assert "violation" not in kinds and kinds[-1] == "action"
-        # once the dice are rolled again, the correction is spent
-        moved = Observation(misread.objects, misread.zones_seen, True, 9, True)
-        assert service.amend(mid, moved) is moved
+        # a reading that cannot tell whether the dice were rolled again is not amended (that
+        # would hide a new roll), and the correction is spent with it
+        unknown = Observation(misread.objects, misread.zones_seen, True, 9, None)
+        assert service.amend(mid, unknown) is unknown
+        assert service.amend(mid, misread) is misread
 
 
 def test_a_store_failure_leaves_memory_as_the_store(tmp_path: Path) -> None:

@@ -413,6 +413,15 @@ def test_lost_connection_and_server_restart(served: Any, page: Any) -> None:
     page.locator("#m-actions button", has_text="take red M").click()
     page.wait_for_selector("#m-log li:has-text('take red M')")
 
+    # a server restarted without this match (a demo's in-memory table): the page says so
+    served.stop()
+    served.db = served.db.with_name("other.sqlite")
+    served.start()
+    page.wait_for_selector("#net:has-text('not on the table')", timeout=30_000)
+    page.get_by_role("link", name="See the matches").click()
+    page.wait_for_selector("#matches li:has-text('No match yet')")
+    assert page.locator("#net").is_hidden()
+
 
 def test_pyradice_sheet_entry(server: tuple[str, Any], page: Any) -> None:
     """The Pyradice token sheet as a form: an objective's values outside 1–6 get the

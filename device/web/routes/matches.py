@@ -124,12 +124,12 @@ def evidence(match_id: str, seq: int, service: ServiceDep) -> Response:
 
 @router.websocket("/{match_id}/live")
 async def live(websocket: WebSocket, match_id: str, service: ServiceDep, hub: HubDep) -> None:
+    await websocket.accept()  # accepted first: a browser sees a close code only after that
     try:
         first = service.view(match_id)
     except ServiceError as exc:
         await websocket.close(code=4404, reason=exc.message[:120])
         return
-    await websocket.accept()
     queue = hub.subscribe(match_id)
     try:
         await websocket.send_json(first)

@@ -8,13 +8,13 @@ const state = { matchId: null, view: null, ws: null, games: [], live: null, repl
 // --- the connection ------------------------------------------------------------------------
 const conn = {lost: false, since: 0};
 
-function setConnection(ok, text) {
+function setConnection(ok, text, action = null) {
   const banner = $("#net");
   conn.lost = !ok;
   $("#conn").classList.toggle("on", ok);
   $("#conn").textContent = ok ? "live" : "offline";
   banner.hidden = ok;
-  if (!ok) banner.textContent = text;
+  if (!ok) banner.replaceChildren(text, action ? " " : "", action || "");
 }
 
 async function api(path, options = {}) {
@@ -27,7 +27,8 @@ async function api(path, options = {}) {
     err.status = 0;
     throw err;
   }
-  if (conn.lost && !state.ws) setConnection(true);
+  // the server answered: the banner goes unless the live socket is still down
+  if (conn.lost && (!state.ws || state.ws.socket.readyState === WebSocket.OPEN)) setConnection(true);
   const body = res.headers.get("content-type")?.includes("json") ? await res.json() : null;
   if (!res.ok) {
     const err = new Error(body?.message || `The table answered ${res.status}`);

@@ -28,7 +28,8 @@ function openLive(id, attempt) {
   ws.onclose = (ev) => {
     if (state.ws !== live || state.matchId !== id) return;
     if (ev.code === 4404) {  // the server is back but without this match
-      setConnection(false, "This match is not on the table's server any more.");
+      setConnection(false, "This match is not on the table's server any more.",
+        el("a", {href: "#", onclick: () => setConnection(true)}, "See the matches"));
       return;
     }
     const wait = Math.min(10000, 1000 * 2 ** Math.min(live.attempt, 4));
