@@ -19,7 +19,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -54,6 +54,10 @@ class Step:
     still_since: int
     resolution: Resolution
     processing_ms: float
+    observation: Observation | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    """per-stage milliseconds: the observer's own stages (when it keeps them) and
+    ``reconcile`` / ``record``"""
 
 
 @dataclass
@@ -72,8 +76,16 @@ class Runtime:
     steps: list[Step] = field(default_factory=list)
     status: str = "starting"
     _still_since: int | None = None
-    _moved: bool = True
+    _moved: bool | None = None
+    """motion seen since the last reading; None before the first (the table was found as it
+    is: whether anything was done before is not known)"""
     _open_alert: str | None = None
+
+    def __post_init__(self) -> None:
+        outline = getattr(self.observe, "table_outline", None)
+        if callable(outline):  # a calibrated observer: hands are looked for over the table
+            polygon, size = outline()
+            self.settler.set_table(polygon, size)
 
     def step(self) -> Step | None:
         """Take one frame; returns the Step when the frame was read."""
@@ -95,14 +107,20 @@ class Runtime:
                                   self._moved, frame.seq, observation.dice_moved)
         # the players' corrections (a die they said shows 5) stand while the die lies there
         observation = self.service.amend(self.match_id, observation)
+        t1 = time.perf_counter()
         match = self.service.match(self.match_id)
         resolution = reconcile(match.game, match.state, observation, self.params)
+        t2 = time.perf_counter()
         self._handle(resolution, frame)
         self.settler.accept(frame.lores if frame.lores is not None else frame.image)
         self._moved = False
+        t3 = time.perf_counter()
+        timings = dict(getattr(self.observe, "timings", None) or {})
+        timings.update(observe=round((t1 - t0) * 1000, 1), reconcile=round((t2 - t1) * 1000, 1),
+                       record=round((t3 - t2) * 1000, 1))
         step = Step(frame.seq, self._still_since if self._still_since is not None else frame.seq,
-                    resolution, (time.perf_counter() - t0) * 1000)
-        self.steps.append(step)
+                    resolution, (t3 - t0) * 1000, observation, timings)
+        self.steps.append(replace(step, observation=None))  # (kept for the summary only)
         if self.live_view:
             self.service.set_picture(self.match_id, self._picture(frame))
         return step

@@ -82,6 +82,12 @@ class Scene:
     rolled: bool = False  # the dice were thrown for this scene
 
 
+def _throws(action: Any) -> bool:
+    """Whether the players throw dice for this action: a roll, and a re-roll with a card
+    (a decision carrying its outcome), land anew; a die turned by hand stays put."""
+    return bool(getattr(action, "throws_dice", action.is_chance))
+
+
 class SimulatedTable:
     """A FrameSource that plays a match by itself."""
 
@@ -164,12 +170,12 @@ class SimulatedTable:
                     assert cand.error is not None
                     self.injected.append((self._seq, cand.error.rule.id))
                     self.pending_revert = True
-                    self._move(Scene(view, (), cand.error.rule.id, cand.action.is_chance))
+                    self._move(Scene(view, (), cand.error.rule.id, _throws(cand.action)))
                     return True
         action = self.game.random_action(state, self.rng)
         self.truth.push(action, source="sim")
         self._move(Scene(self.game.expected_view(self.truth.state), (action.to_str(),),
-                         rolled=action.is_chance))
+                         rolled=_throws(action)))
         return True
 
     def _move(self, scene: Scene) -> None:
@@ -299,6 +305,17 @@ class SimFigures:
     silent_illegal: int = 0
     latency_frames: list[int] = field(default_factory=list)
     processing_ms: list[float] = field(default_factory=list)
+    stage_ms: dict[str, list[float]] = field(default_factory=dict)
+    """per-stage milliseconds of each reading (the observer's stages, reconcile, record)"""
+
+    def merge(self, other: SimFigures) -> None:
+        for name in ("matches", "moves", "exact", "accepted_without_question",
+                     "violations_injected", "violations_flagged", "silent_illegal"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.latency_frames += other.latency_frames
+        self.processing_ms += other.processing_ms
+        for stage, values in other.stage_ms.items():
+            self.stage_ms.setdefault(stage, []).extend(values)
 
     def to_dict(self) -> dict[str, Any]:
         def pct(values: list[float], q: float) -> float:
@@ -316,4 +333,6 @@ class SimFigures:
             "latency_frames_p95": pct([float(x) for x in self.latency_frames], 95),
             "processing_ms_p50": pct(self.processing_ms, 50),
             "processing_ms_p95": pct(self.processing_ms, 95),
+            "stage_ms": {k: {"p50": pct(v, 50), "p95": pct(v, 95)}
+                         for k, v in self.stage_ms.items() if v},
         }

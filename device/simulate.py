@@ -5,19 +5,95 @@ For each match: the simulated table plays, the live runtime (settle → observe 
 mistake the way people at the table would: they tell the phone what really happened, and
 put back a piece moved against the rules. A wrong acceptance is corrected too (undo, then
 the true moves), but the match no longer counts as exact.
+
+Matches are independent: ``workers`` > 1 plays them in separate processes (each reading is
+still timed on the one core its process runs on), and the figures are merged in seed order.
+With a ``report`` file each reading is one JSON line (see :func:`reading_record`): what the
+runtime decided, what really happened, what the observer saw that the truth does not hold
+and the reverse, and the per-stage timings.
 """
 
 from __future__ import annotations
 
-from device.runtime import Runtime
-from device.simtable import SimFigures, SimParams, SimulatedTable
+import json
+from collections import Counter
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from typing import IO, Any
+
+from device.runtime import Runtime, Step
+from device.simtable import Scene, SimFigures, SimParams, SimulatedTable
 from device.store import SQLiteStore
 from device.web.service import MatchService
-from engine import Accepted, Violation
+from engine import Accepted, Ambiguous, Violation
+from engine.observation import Observation, Observed, View
+
+
+def _one_thread() -> None:
+    """One core per match process (the Raspberry Pi's budget), as the figures promise."""
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
+def _seen_text(o: Observed, names: Iterable[str]) -> str:
+    attrs = " ".join(f"{n}={o.top(n)}" for n in names if o.dist(n))
+    where = f"{o.zone}/{o.slot}" if o.slot else f"{o.zone}"
+    return f"{o.kind}@{where} {attrs} p={o.confidence:.2f}".replace("  ", " ")
+
+
+def object_diff(observation: Observation, truth: View) -> dict[str, list[str]]:
+    """What the observer read (each object at its top values) that the true table does not
+    hold ("extra"), and what the table holds that no reading matched ("missing"), over the
+    zones the camera saw."""
+    seen = observation.zones_seen
+    expected = [e for e in truth if not seen or e.zone in seen]
+    names = sorted({n for e in expected for n, _ in e.attrs})
+    want = Counter((e.kind, e.zone, e.slot, tuple((n, v) for n, v in e.attrs))
+                   for e in expected)
+    extra = []
+    for o in observation.objects:
+        if seen and o.zone not in seen:
+            continue
+        attrs = tuple((n, o.top(n)) for n in names if o.dist(n) is not None)
+        # the truth's own attribute names for this kind decide which readings count
+        keys = [k for k in want if k[:3] == (o.kind, o.zone, o.slot) and want[k] > 0
+                and all(dict(attrs).get(n, v) == v for n, v in k[3])]
+        if keys:
+            want[keys[0]] -= 1
+        else:
+            extra.append(_seen_text(o, names))
+    missing = [f"{k}@{z}{'/' + s if s else ''} " + " ".join(f"{n}={v}" for n, v in a)
+               for (k, z, s, a), c in want.items() for _ in range(c)]
+    return {"extra": extra, "missing": missing}
+
+
+def reading_record(seed: int, step: Step, scene: Scene, truth_done: int) -> dict[str, Any]:
+    """One line of the report: a reading, what it led to, and what was really there."""
+    res = step.resolution
+    rec: dict[str, Any] = {"seed": seed, "frame": step.frame,
+                           "latency": step.frame - step.still_since,
+                           "kind": type(res).__name__, "truth_moves": truth_done,
+                           "truth_last": list(scene.actions), "illegal": scene.illegal,
+                           "ms": round(step.processing_ms, 1), "timings": step.timings}
+    if isinstance(res, Accepted):
+        rec["actions"] = [a.to_str() for a in res.actions]
+        rec["confidence"] = round(res.confidence, 4)
+    elif isinstance(res, Ambiguous):
+        rec["candidates"] = [(c.text(), round(c.posterior, 4), c.legal)
+                             for c in res.candidates]
+    elif isinstance(res, Violation):
+        rec["rule"] = res.rule.id
+        rec["actions"] = [a.to_str() for a in res.actions]
+    if step.observation is not None:
+        rec["dice_moved"] = step.observation.dice_moved
+        rec.update(object_diff(step.observation, scene.view))
+    return rec
 
 
 def simulate_match(game: str, players: int, seed: int, params: SimParams,
-                   figures: SimFigures, max_frames: int = 200_000) -> None:
+                   figures: SimFigures, max_frames: int = 200_000,
+                   report: list[dict[str, Any]] | None = None) -> None:
     table = SimulatedTable(game, players, seed, params)
     service = MatchService(SQLiteStore(":memory:"))
     mid = service.create(game, players, {}, None, seed, f"sim {seed}")
@@ -31,25 +107,39 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
         if step is None:
             continue
         figures.processing_ms.append(step.processing_ms)
+        for stage, ms in step.timings.items():
+            figures.stage_ms.setdefault(stage, []).append(ms)
         figures.latency_frames.append(step.frame - table.still_from[step.frame])
         scene = table.scenes_at[step.frame]
+        rec = (reading_record(seed, step, scene, len(table.truth.actions))
+               if report is not None else None)
         if scene.illegal:
             injected = max(i for i, (f, _) in enumerate(table.injected) if f <= step.frame)
             if isinstance(step.resolution, Violation):
                 flagged.add(injected)
             elif isinstance(step.resolution, Accepted):
                 figures.silent_illegal += 1
+                if rec is not None:
+                    rec["silent_illegal"] = True
         match = service.match(mid)
         truth = table.truth.actions
         if match.actions != truth[: len(match.actions)]:
             wrong = True  # accepted something that did not happen: the players undo it
+            undone = []
             while match.actions != truth[: len(match.actions)]:
+                undone.append(str(match.actions[-1]))
                 service.undo(mid, None)
+            if rec is not None:
+                rec["wrong_undone"] = undone
         pending = service.view(mid)["pending"]
         if pending and not scene.illegal:
-            missing = truth[len(match.actions):]
+            missing = list(truth[len(match.actions):])
             for i, text in enumerate(missing):
                 service.act(mid, text, None, answer_to=pending["seq"] if i == 0 else None)
+            if rec is not None:
+                rec["answered"] = missing
+        if report is not None and rec is not None:
+            report.append(rec)
     match = service.match(mid)
     figures.matches += 1
     figures.moves += len(table.truth.actions)
@@ -57,13 +147,43 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
     figures.violations_flagged += len(flagged)
     figures.accepted_without_question += sum(
         1 for entry in match.live_entries if entry.source == "camera")
-    if not wrong and match.state == table.truth.state:
+    exact = not wrong and match.state == table.truth.state
+    if exact:
         figures.exact += 1
+    if report is not None:
+        report.append({"seed": seed, "match_end": True, "exact": exact, "wrong": wrong,
+                       "moves": len(table.truth.actions),
+                       "camera": sum(1 for e in match.live_entries if e.source == "camera")})
+
+
+def _play(job: tuple[str, int, int, SimParams, bool]) -> tuple[SimFigures, list[dict]]:
+    game, players, seed, params, with_report = job
+    _one_thread()
+    figures = SimFigures()
+    report: list[dict[str, Any]] | None = [] if with_report else None
+    simulate_match(game, players, seed, params, figures, report=report)
+    return figures, report or []
 
 
 def simulate(game: str, matches: int, seed: int, params: SimParams,
-             players: int = 2) -> SimFigures:
+             players: int = 2, workers: int = 1, report: IO[str] | None = None) -> SimFigures:
+    jobs = [(game, players, seed + i, params, report is not None) for i in range(matches)]
+    results: Iterable[tuple[SimFigures, list[dict]]]
+    if workers > 1 and matches > 1:
+        pool = ProcessPoolExecutor(max_workers=min(workers, matches))
+        results = pool.map(_play, jobs)
+    else:
+        pool = None
+        results = map(_play, jobs)
     figures = SimFigures()
-    for i in range(matches):
-        simulate_match(game, players, seed + i, params, figures)
+    try:
+        for one, lines in results:
+            figures.merge(one)
+            if report is not None:
+                for line in lines:
+                    report.write(json.dumps(line) + "\n")
+                report.flush()
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return figures

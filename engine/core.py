@@ -151,6 +151,28 @@ class Decision:
 
     __slots__ = ()
     is_chance: ClassVar[bool] = False
+    throws_dice: ClassVar[bool] = False
+    """True for a decision that throws dice and carries what they showed (see ThrowDecision)"""
+
+
+class ThrowDecision(Decision):
+    """A decision that throws dice, carrying the outcome, such as a re-roll with a card: the
+    camera sees the decision and the dice landing at once. Each outcome is its own action,
+    but they are one decision (``decision``) whose outcomes have chance probabilities
+    (``outcome_probability``): reconcile weighs them like a roll."""
+
+    __slots__ = ()
+    throws_dice: ClassVar[bool] = True
+
+    @property
+    def decision(self) -> str:
+        """What the player decided, without the outcome (the same for every outcome)."""
+        raise NotImplementedError
+
+    @property
+    def outcome_probability(self) -> float:
+        """The chance of this outcome, given the decision."""
+        raise NotImplementedError
 
 
 class ChanceOutcome:
@@ -158,6 +180,7 @@ class ChanceOutcome:
 
     __slots__ = ()
     is_chance: ClassVar[bool] = True
+    throws_dice: ClassVar[bool] = True
 
 
 class State(Protocol):

@@ -52,7 +52,12 @@ class Params:
     beam: int = 6
     """how many one-action explanations are extended to two"""
     unrolled: float = 0.002
-    """prior factor for a roll when the observation says no die left its place"""
+    """prior factor for an action that throws dice (a roll, a re-roll with a card) when the
+    observation says no die left its place"""
+    moved_unthrown: float = 0.05
+    """prior factor for an action that changes dice by hand (turns or sets one) when the
+    observation says dice left their places: a thrown die lands centimetres away, one
+    turned by hand is put back about where it lay"""
     ambiguous_keep: float = 0.02
     """posterior below which a candidate is not offered to the players"""
 
@@ -126,6 +131,12 @@ Resolution = NoChange | Accepted | Ambiguous | Violation
 
 
 # --- fitting a view ------------------------------------------------------------------------
+OPEN_FACE = 1 / 6
+"""P(a face reading | a die whose face the state does not know yet), e.g. Pyramid Dice's
+dice before the first roll: as likely as any one face of a d6. Without it "nothing
+happened" (faces open) would fit the first throw better than the throw itself."""
+
+
 def _pair_score(obs: Observed, exp: Expected) -> float:
     """log P(this reading | it is this expected object)."""
     score = math.log(max(obs.confidence, _FLOOR))
@@ -139,6 +150,8 @@ def _pair_score(obs: Observed, exp: Expected) -> float:
             continue  # the reader says nothing about this attribute
         p = next((q for v, q in dist if v == value), 0.0)
         score += math.log(max(p, _FLOOR))
+    if exp.kind == "die" and exp.attr("face") is None and obs.dist("face"):
+        score += math.log(OPEN_FACE)
     return score
 
 
@@ -224,6 +237,7 @@ class _Fitter:
         for obj in objects:
             self.groups[(obj.kind, obj.zone)].append(obj)
         self.cache: dict[tuple[tuple[str, str], tuple[Expected, ...]], float] = {}
+        self.current: View = ()  # the view of the state being explained
         self.saturated = sum(
             math.log(max(o.confidence, _FLOOR))
             + sum(math.log(max(d[0][1], _FLOOR)) for _, d in o.dists if d)
@@ -273,27 +287,46 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
     cands: list[Candidate[Any]] = [c for c in game.candidates(state)
                                    if not (prefix and c.action.is_chance)]
     chance = dict(game.chance_outcomes(state))
-    decisions = sum(1 for c in cands if c.legal and not c.action.is_chance) + (1 if chance else 0)
-    decisions = max(decisions, 1)
+    # One decision per distinct choice: the outcomes of a throw the player decides (a
+    # re-roll with a card) are one decision, weighed by their chance like a roll's.
+    keys = {_decision_key(c.action) for c in cands if c.legal and not c.action.is_chance}
+    decisions = max(len(keys) + (1 if chance else 0), 1)
     out = []
     for cand in cands:
+        action = cand.action
         if cand.legal:
             p = 1.0 / decisions
-            if cand.action.is_chance:
-                p *= chance.get(cand.action, 0.0)
-            after, _ = game.apply(state, cand.action)
+            if action.is_chance:
+                p *= chance.get(action, 0.0)
+            after, _ = game.apply(state, action)
             view = game.expected_view(after)
         else:
             p = params.illegal_prior / decisions
             after = None
-            view = game.view_after(state, cand.action)
-        if cand.action.is_chance and dice_moved is False:
-            p *= params.unrolled
+            view = game.view_after(state, action)
+        if getattr(action, "throws_dice", action.is_chance):
+            if not action.is_chance:
+                p *= action.outcome_probability
+            if dice_moved is False:
+                p *= params.unrolled
+        elif dice_moved and prefix == () and _dice_differ(view, fitter.current):
+            # dice that changed by hand were not thrown: the tracker saw them leave their
+            # places, which a die turned or set by hand rarely does
+            p *= params.moved_unthrown
         if p <= 0:
             continue
-        out.append(_Scored(prefix + (cand.action,), log_prior + math.log(p),
+        out.append(_Scored(prefix + (action,), log_prior + math.log(p),
                            fitter.log_likelihood(view), cand.error, after, view))
     return out
+
+
+def _decision_key(action: Any) -> Any:
+    return action.decision if getattr(action, "throws_dice", False) else action
+
+
+def _dice_differ(view: View, current: View) -> bool:
+    """Whether `view` shows other dice than `current` (some die turned, set or thrown)."""
+    return [e for e in view if e.kind == "die"] != [e for e in current if e.kind == "die"]
 
 
 def reconcile(game: Game[Any, Any], state: State, observation: Observation,
@@ -315,6 +348,7 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
     if observation.dice_moved:
         p_same *= 0.05  # the dice left their places: something was done with them
     view = game.expected_view(state)
+    fitter.current = view
     scored = [_Scored((), math.log(p_same), fitter.log_likelihood(view), None, state, view)]
     if game.outcome(state) is None:
         first = _expand(game, state, (), math.log(1 - p_same), fitter, params,

@@ -6,6 +6,13 @@ scene is handed on (once per settling) only if nothing large that touches the im
 differs from the last settled scene — a hand resting on the table reaches in from the edge,
 dice do not — so a reading never sees a hand. *Empty*: the scene matches the empty-table
 reference, when one was given.
+
+With a calibrated camera the hand check looks at the table only (``set_table``: the mat's
+outline in the image): a hand is something large over the table that reaches in across its
+edge. Beyond the mat the floor or the table top can change at any time — a lamp turned on,
+a cloud — and that is no reason to stop reading (the simulated table's light changes made
+the check refuse every reading for hundreds of frames while the floor beside the mat stayed
+brighter than at the last reading).
 """
 
 from __future__ import annotations
@@ -53,6 +60,25 @@ class Settler:
     _quiet: int = 0
     _handed: bool = False
     hand_seen: bool = False
+    table: np.ndarray | None = None
+    """the mat's pixels in the small frame (``set_table``), or None: the whole frame"""
+    _table_edge: np.ndarray | None = None
+
+    def set_table(self, polygon_px: np.ndarray, image_size: tuple[int, int]) -> None:
+        """Restrict the hand check to the table: `polygon_px` is its outline in a frame of
+        `image_size` (width, height) pixels."""
+        w, h = image_size
+        width = self.params.width
+        height = max(1, round(h * width / w))
+        mask = np.zeros((height, width), np.uint8)
+        pts = np.round(np.asarray(polygon_px, np.float64) * (width / w)).astype(np.int32)
+        cv2.fillPoly(mask, [pts], 1)
+        if mask.sum() < 0.05 * mask.size:
+            return  # an outline this small is a wrong calibration: keep the whole frame
+        # a bumped camera moves the outline by a few pixels: stay inside it
+        inner = cv2.erode(mask, np.ones((5, 5), np.uint8))
+        self.table = inner.astype(bool)
+        self._table_edge = (inner - cv2.erode(inner, np.ones((3, 3), np.uint8))).astype(bool)
 
     def small(self, image: np.ndarray) -> np.ndarray:
         """The grey, downscaled, lightly blurred frame the settler works on."""
@@ -109,16 +135,30 @@ class Settler:
     def _hand_over(self, cur: np.ndarray, ref: np.ndarray) -> bool:
         # Compensate the overall gain first: a cloud or a lamp changes every pixel by about
         # the same factor, and that must not look like an arm over the whole table.
-        gain = (float(ref.mean()) + 1.0) / (float(cur.mean()) + 1.0)
+        table = self.table if self.table is not None and self.table.shape == cur.shape \
+            else None
+        if table is None:
+            gain = (float(ref.mean()) + 1.0) / (float(cur.mean()) + 1.0)
+        else:
+            gain = (float(ref[table].mean()) + 1.0) / (float(cur[table].mean()) + 1.0)
         cur = cv2.convertScaleAbs(cur, alpha=gain)
         mask = (cv2.absdiff(cur, ref) > self.params.pixel_delta).astype(np.uint8)
+        if table is not None:
+            mask &= table.astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         h, w = mask.shape
-        limit = self.params.hand_fraction * h * w
+        if table is None:
+            limit = self.params.hand_fraction * h * w
+        else:
+            limit = self.params.hand_fraction * float(table.sum())
+            edge_labels = set(np.unique(labels[self._table_edge]).tolist()) - {0}
         for i in range(1, n):
             x, y, bw, bh, area = stats[i]
-            touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+            if table is None:
+                touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+            else:
+                touches = i in edge_labels
             if touches and area > limit:
                 return True
         return False

@@ -18,8 +18,9 @@ def register(sub: Any) -> None:
                     "auto_accepted (moves recorded with no question), violations_injected, "
                     "violations_flagged, silent_illegal (illegal moves accepted without an "
                     "alert), latency_frames_p50/p95 (frames from the table going still to the "
-                    "event), processing_ms_p50/p95 (per reading: observation + reconcile, one "
-                    "core), observer (which observer ran). By default every frame is a rendered "
+                    "event), processing_ms_p50/p95 (per reading: observation + reconcile + "
+                    "record, one core), stage_ms (p50/p95 per stage of a reading), observer "
+                    "(which observer ran). By default every frame is a rendered "
                     "table (mat, dice, pyramids, cards, an arm, light changes, camera bumps) "
                     "read by the real pipeline: settler, dice reader, face reader, pieces "
                     "readers, calibration made from the first still frame, die tracker. "
@@ -36,6 +37,12 @@ def register(sub: Any) -> None:
                         "the noise model on the true table, no pixels read")
     p.add_argument("--misread", type=float, default=0.03,
                    help="--observer noise: chance that a reading's top value is wrong (0.03)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="matches played at once, each in its own process on one core (1)")
+    p.add_argument("--report", metavar="FILE",
+                   help="write one JSON line per reading: the decision, the true moves, what "
+                        "the observer read that the table does not hold (extra) and the "
+                        "reverse (missing), per-stage timings; and one line per match end")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -50,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--matches must be at least 1")
     if not 0 <= args.inject_violations <= 0.5:
         raise UserError("--inject-violations must be between 0 and 0.5")
+    if args.workers < 1:
+        raise UserError("--workers must be at least 1")
     if not 0 <= args.misread < 0.5:
         raise UserError("--misread must be between 0 and 0.5")
     try:
@@ -62,9 +71,17 @@ def run(args: argparse.Namespace) -> int:
     params = SimParams(inject_violations=args.inject_violations, misread=args.misread,
                        observer=args.observer)
     try:
-        figures = simulate(game.info.name, args.matches, args.seed, params, args.players)
+        report = open(args.report, "w", encoding="utf-8") if args.report else None
+    except OSError as exc:
+        raise UserError(f"cannot write the report {args.report}: {exc.strerror}") from None
+    try:
+        figures = simulate(game.info.name, args.matches, args.seed, params, args.players,
+                           workers=args.workers, report=report)
     except ModelNotFoundError as exc:
         raise UserError(f"{exc} (or use --observer noise)", exit_status=1) from None
+    finally:
+        if report is not None:
+            report.close()
     result = {"game": game.info.name, "observer": args.observer,
               "observation": OBSERVER_TEXT[args.observer], **figures.to_dict()}
     if args.json:

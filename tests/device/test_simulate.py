@@ -47,3 +47,26 @@ def test_simulate_command(capsys: pytest.CaptureFixture[str]) -> None:
                            "latency_frames_p50", "latency_frames_p95", "processing_ms_p50",
                            "processing_ms_p95"}
     assert main(["simulate", "--game", "icedice", "--inject-violations", "2"]) == 2
+
+
+def test_workers_and_the_report() -> None:
+    """Matches played in two processes give the figures of one process; the report has a
+    line per reading (decision, truth, what the observer saw wrong, stage timings) and one
+    per match end."""
+    import io
+
+    params = SimParams(observer="noise", max_moves=25)
+    one = simulate("icedice", 2, seed=11, params=params).to_dict()
+    buf = io.StringIO()
+    two = simulate("icedice", 2, seed=11, params=params, workers=2, report=buf).to_dict()
+    timing = ("processing_ms_p50", "processing_ms_p95", "stage_ms")
+    assert {k: v for k, v in one.items() if k not in timing} == \
+        {k: v for k, v in two.items() if k not in timing}
+    assert set(two["stage_ms"]) >= {"observe", "reconcile", "record"}
+    lines = [json.loads(line) for line in buf.getvalue().splitlines()]
+    ends = [r for r in lines if r.get("match_end")]
+    assert [r["seed"] for r in ends] == [11, 12]
+    readings = [r for r in lines if not r.get("match_end")]
+    assert len(readings) >= 40
+    assert {"kind", "truth_last", "extra", "missing", "timings"} <= set(readings[0])
+    assert sum(r["kind"] == "Accepted" for r in readings) >= 30

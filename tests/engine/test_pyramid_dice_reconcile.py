@@ -131,3 +131,42 @@ def test_removing_a_covered_card_is_a_violation() -> None:
     s = play(new(), "roll 1 1 1")
     res = reconcile(GAME, s, observe_view(GAME.view_after(s, GAME.parse_action("remove r6c1"))))
     assert isinstance(res, Violation) and res.rule.id == "pyramid_dice.fail_remove"
+
+
+def counted(obs: Observation, *, dice_moved: bool) -> Observation:
+    """What the live camera gives: the cards of the players' areas counted, not read (so the
+    Ra card's turns are not seen), the settler's motion and the die tracker's answer."""
+    objects = tuple(replace(o, dists=()) if o.kind == "card" and (o.zone or "").startswith(
+        "area:") else o for o in obs.objects)
+    return replace(obs, objects=objects, moved=True, dice_moved=dice_moved)
+
+
+def test_a_die_changed_by_hand_is_not_taken_for_a_reroll() -> None:
+    """The 2 is turned to a 5 by hand, no card held: a Ra re-roll to 3 4 5 would show the
+    same dice, but re-rolled dice are thrown and these did not leave their places."""
+    s = rolled()
+    obs = observe_view(GAME.view_after(s, Use("flip", 2, None)))
+    res = reconcile(GAME, s, counted(obs, dice_moved=False))
+    assert isinstance(res, Violation) and res.rule.id == "pyramid_dice.abilities"
+    res = reconcile(GAME, s, counted(observe_view(GAME.expected_view(
+        play(s, "reroll 4 5 5 by ra"))), dice_moved=True))
+    assert isinstance(res, Accepted) and texts(res) == ["reroll 4 5 5 by ra"]
+
+
+def test_a_set_by_a_god_card_is_not_taken_for_a_reroll() -> None:
+    """g3 sets a die (it stays where it lay); a Ra re-roll to the same values would have
+    thrown all three."""
+    s = play(holding(new(), 0, "g5"), "roll 2 3 4")
+    obs = observe_view(GAME.expected_view(play(s, "set 2 to 5 by g5")))
+    res = reconcile(GAME, s, counted(obs, dice_moved=False))
+    assert isinstance(res, Accepted) and texts(res) == ["set 2 to 5 by g5"]
+
+
+def test_the_first_throw_is_accepted_over_no_change() -> None:
+    """Before the first roll the dice's faces are unknown; "nothing happened" must not fit
+    the thrown dice better than the throw that shows them."""
+    s = new()
+    obs = observe_view(GAME.expected_view(play(s, "roll 1 1 4")), confidence=0.95)
+    res = reconcile(GAME, s, counted(obs, dice_moved=True))
+    assert isinstance(res, Accepted) and texts(res) == ["roll 1 1 4"]
+

@@ -85,3 +85,35 @@ def test_grey_and_resized_frames() -> None:
     grey = [cv2.cvtColor(table([(10, 10)], seed=i), cv2.COLOR_BGR2GRAY) for i in range(6)]
     assert feed(s, grey).count(True) == 1
     assert not s.update(np.zeros((100, 100, 3), np.uint8))  # new size: starts over
+
+
+def floor_lit(frame: np.ndarray, light: float) -> np.ndarray:
+    """The floor beyond the table's right edge (x >= 560) lit differently."""
+    out = frame.copy()
+    out[:, 560:] = np.clip(out[:, 560:].astype(np.float32) * light, 0, 255).astype(np.uint8)
+    return out
+
+
+TABLE = np.array([[0, 0], [540, 0], [540, 480], [0, 480]], np.float64)
+
+
+def test_light_beyond_the_table_is_not_a_hand() -> None:
+    """A lamp lights the floor beside the mat: with the table's outline known the reading
+    goes on; without it the bright floor touching the frame's edge looks like an arm."""
+    frames = [table([(100, 100)], seed=i) for i in range(6)]
+    after = [floor_lit(table([(100, 100), (300, 300)], seed=20 + i), 1.8) for i in range(6)]
+    blind = Settler()
+    feed(blind, frames)
+    assert not any(feed(blind, after)) and blind.hand_seen
+    s = Settler()
+    s.set_table(TABLE, (640, 480))
+    feed(s, frames)
+    assert feed(s, after).count(True) == 1
+
+
+def test_a_hand_over_the_table_is_seen_within_its_outline() -> None:
+    s = Settler()
+    s.set_table(TABLE, (640, 480))
+    feed(s, [table([(100, 100)], seed=i) for i in range(6)])
+    resting = [table([(100, 100), (300, 300)], hand=260, seed=50 + i) for i in range(10)]
+    assert not any(feed(s, resting)) and s.hand_seen

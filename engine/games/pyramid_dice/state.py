@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import ChanceOutcome, Decision, OptionValue, option_of
+from engine.core import ChanceOutcome, Decision, OptionValue, ThrowDecision, option_of
 from engine.errors import InvalidActionError
 from engine.games.pyramid_dice.cards import Card, Slot
 
@@ -138,7 +138,7 @@ class Roll(ChanceOutcome):
 
 
 @dataclass(frozen=True, slots=True)
-class Reroll(Decision):
+class Reroll(ThrowDecision):
     """A re-roll of all three dice with a card (``ra`` or a god card's id) and its result.
 
     The decision and its outcome are one action: the camera sees both at once."""
@@ -148,6 +148,17 @@ class Reroll(Decision):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", tuple(sorted(self.values)))
+
+    @property
+    def decision(self) -> str:
+        return f"reroll by {self.card}"
+
+    @property
+    def outcome_probability(self) -> float:
+        """Three fair d6 showing these values in any order."""
+        a, b, c = self.values
+        orders = 6 if a != b != c != a else (1 if a == b == c else 3)
+        return orders / 216
 
     def to_str(self) -> str:
         return f"reroll {_dice_text(self.values)} by {self.card}"
