@@ -28,7 +28,7 @@ import numpy as np
 
 from calibration.layouts import Layout, load_layout
 from calibration.synthetic import MatRenderer
-from engine.observation import Expected, View
+from engine.observation import Expected, View, make_view
 from vision.dietypes import get_type
 from vision.pyramids import BASE_MM, Pyramid, draw_pyramids
 from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
@@ -256,7 +256,8 @@ class TableRenderer:
             px0, py0 = int(round(x0 * ppm)), int(round(y0 * ppm))
             pw, ph = int(round(w * ppm)), int(round(h * ppm))
             if pw > 4 and ph > 4:
-                out[py0:py0 + ph, px0:px0 + pw] = self._card_art(f"{zone}{cid}", pw, ph)
+                # a card looks the same wherever it lies (its art is its id's)
+                out[py0:py0 + ph, px0:px0 + pw] = self._card_art(cid, pw, ph)
         raster = np.ascontiguousarray(out[::-1])
         if len(self._cards_cache) > 64:
             self._cards_cache.clear()
@@ -311,6 +312,17 @@ class TableRenderer:
         if light != 1.0:
             img = cv2.convertScaleAbs(img, alpha=light)
         return img
+
+    def calibration_shot(self) -> np.ndarray:
+        """The mat with only the dice on it, where they lie now: the photo `dicetable
+        calibrate` asks for, taken before the cards and pieces are set out (the palette is
+        enrolled from what lies on the mat, so a card's art must not be there)."""
+        saved = self.placement
+        self.placement = Placement(list(saved.dice), {})
+        try:
+            return self.render_still(make_view(e for e, *_ in saved.dice))
+        finally:
+            self.placement = saved
 
     def with_hand(self, image: np.ndarray, reach: float, side: int, seed: int) -> np.ndarray:
         """`image` with an arm reaching in from one edge (side 0..3) by `reach` (0..1 of the

@@ -92,8 +92,9 @@ MARKER_CHANGE = 14.0
 from the last fit above which the markers are looked for again (a bumped camera moves them
 by pixels: a difference of 40+; sensor noise and light changes: under 5)."""
 ZONE_CHANGE = 20.0
-"""Largest mean grey difference over one ZONE_CELL_MM cell of a piece zone (rectified at
-1 px/mm, normalised to its mean) from its last reading above which the zone is read again.
+"""Largest mean difference of one colour channel over one ZONE_CELL_MM cell of a piece zone
+(rectified at 1 px/mm, normalised to its mean) from its last reading above which the zone
+is read again (in colour: a card laid on one of the same grey changed nothing in grey).
 A card or a pyramid taken or put down changes its cells by 40+; sensor noise, JPEG and a
 light change (normalised out) by under 8; a shadow's edge by ~10-15."""
 ZONE_CELL_MM = 8
@@ -128,6 +129,8 @@ def _cells(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     import cv2
 
     d = np.abs(a - b)
+    if d.ndim == 3:
+        d = d.max(axis=2)
     h, w = d.shape
     c = ZONE_CELL_MM
     if h < c or w < c:
@@ -161,6 +164,10 @@ class TableObserver:
     _marker_patches: list[tuple[tuple[int, int, int, int], np.ndarray]] | None = None
     _zone_cache: dict[str, tuple[np.ndarray, list[Observed]]] = field(default_factory=dict)
     _mat_dice: np.ndarray | None = None  # the dice the mat shows (mm), last reading
+    _expected: Any = None  # the view of the state the match is believed in (expect)
+    _white: Any = None  # the paper's BGR in the frame being read
+    card_looks: dict[str, np.ndarray] = field(default_factory=dict)
+    """card id -> the look of its top band, learnt from the pyramid as dealt"""
 
     def __post_init__(self) -> None:
         from vision.dietypes import game_types
@@ -176,6 +183,12 @@ class TableObserver:
 
     def __call__(self, frame: Frame) -> Observation:
         return self.observe(frame.image, frame.seq)
+
+    def expect(self, view: Any) -> None:
+        """The view of the match's current state (the runtime tells it before each reading):
+        the pyramid's cards are known by their slots, so each card's look is learnt there
+        once, and a card in the side area is then known by its look."""
+        self._expected = view
 
     def table_outline(self) -> tuple[np.ndarray, tuple[int, int]]:
         """The mat's outline in the image (pixels) and the image size it is given in: the
@@ -220,12 +233,10 @@ class TableObserver:
 
     # --- pieces -----------------------------------------------------------------------------
     def _zone_view(self, prof: Any, image: np.ndarray, region: tuple) -> np.ndarray:
-        import cv2
-
         from vision.pyramids import rectify
 
-        top = rectify(image, prof.geometry.homography, region, 1.0)
-        return _norm(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY))
+        # in colour: a card laid on another of about the same grey is still a change
+        return _norm(rectify(image, prof.geometry.homography, region, 1.0))
 
     def _cached(self, key: str, prof: Any, image: np.ndarray, region: tuple,
                 read: Any, partial: bool = False) -> list[Observed]:
@@ -313,7 +324,10 @@ class TableObserver:
         def read() -> list[Observed]:
             import cv2
 
+            from vision.card_looks import band_seen, identify
+
             top = rectify(image, g.homography, region, PIECES_PPM)
+            colour = top
             ref = _mat(layout)
             a, b = int(round(x0 * PIECES_PPM)), int(round(y0 * PIECES_PPM))
             ref = ref[b:b + top.shape[0], a:a + top.shape[1]]
@@ -346,22 +360,58 @@ class TableObserver:
                                                  / CARD_BAND_MM)))
                     cx = x0 + (a0 + a1) / 2 / PIECES_PPM
                     cy = y0 + (top_ + rows[0]) / PIECES_PPM + hh / 2
-                    out += [Observed.make("card", zone, None, confidence=AREA_CARD_CONFIDENCE,
-                                          position_mm=(round(cx, 1), round(cy, 1)))
-                            for _ in range(count)]
+                    for i in range(count):
+                        ids: dict[str, float] = {}
+                        if zone == "side" and self.card_looks:
+                            # the i-th card's top band shows: known by its look
+                            b0 = top_ + rows[0] + int(round(i * CARD_BAND_MM * PIECES_PPM))
+                            b1 = b0 + int(round(CARD_BAND_MM * PIECES_PPM))
+                            seen = band_seen(colour, (a0, b0, a1, b1), PIECES_PPM,
+                                             self._white)
+                            if seen is not None:
+                                ids = identify(seen, self.card_looks)
+                        extra = {"card": ids} if ids else {}
+                        out.append(Observed.make(
+                            "card", zone, None, confidence=AREA_CARD_CONFIDENCE,
+                            position_mm=(round(cx, 1), round(cy, 1)), **extra))
             return out
 
         return self._cached(zone, prof, image, region, read)
 
     def _cards(self, prof: Any, image: np.ndarray) -> list[Observed]:
-        """The pyramid's card slots (the side area is counted by _area_cards)."""
+        """The pyramid's card slots (the side area is counted by _area_cards); the look of
+        each card the state places in a slot that holds one is learnt once."""
         from calibration.pieces_read import observed_pieces, read_table_pieces
 
         poly = np.array(prof.layout.zone("pyramid").polygon)
         region = (*poly.min(axis=0), *poly.max(axis=0))
-        return self._cached("pyramid", prof, image, tuple(float(v) for v in region),
-                            lambda: observed_pieces(read_table_pieces(
-                                prof, image, card_zones=("pyramid",))))
+        cards = self._cached("pyramid", prof, image, tuple(float(v) for v in region),
+                             lambda: observed_pieces(read_table_pieces(
+                                 prof, image, card_zones=("pyramid",))))
+        if self._expected is not None:
+            self._learn_looks(prof, image, {o.slot for o in cards if o.confidence >= 0.5})
+        return cards
+
+    def _learn_looks(self, prof: Any, image: np.ndarray, present: set[str | None]) -> None:
+        from calibration.table_render import CARD_BAND_MM
+        from vision.card_looks import band_look
+        from vision.pyramids import rectify
+
+        slots = {s.id: s for s in prof.layout.zone("pyramid").slots}
+        for e in self._expected:
+            cid = e.attr("card")
+            if e.kind != "card" or e.zone != "pyramid" or cid is None or \
+                    cid in self.card_looks or e.slot not in present or e.slot not in slots:
+                continue
+            poly = np.array(slots[e.slot].polygon)
+            (x0, y0), (x1, _) = poly.min(axis=0), poly.max(axis=0)
+            # the card lies about 1 mm inside its slot; its top band is what shows of it
+            band = (float(x0) + 1, float(y0) + 1, float(x1) - 1, float(y0) + 1 + CARD_BAND_MM)
+            top = rectify(image, prof.geometry.homography, band, PIECES_PPM)
+            look = band_look(top, (0, 0, top.shape[1], top.shape[0]), PIECES_PPM,
+                             self._white)
+            if look is not None:
+                self.card_looks[cid] = look
 
     def _die_confidence(self, image: np.ndarray, det: Any, objects: list[Observed]
                         ) -> list[Observed]:
@@ -497,6 +547,7 @@ class TableObserver:
                                   or layout.locate((float(p[0]), float(p[1])))[0] in dice_zones)]
         det = det[np.array(keep, np.int64)]
         white = white_reference(image, prof.geometry, layout)
+        self._white = white
         det, heights = snapped(prof, det, image, white)
         det, heights = self._on_mat(prof, image, det, heights)
         objects = observed_objects(prof, det, image, "die", heights, white)

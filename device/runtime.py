@@ -80,6 +80,7 @@ class Runtime:
     """motion seen since the last reading; None before the first (the table was found as it
     is: whether anything was done before is not known)"""
     _open_alert: str | None = None
+    _frames: int = 0
 
     def __post_init__(self) -> None:
         outline = getattr(self.observe, "table_outline", None)
@@ -93,22 +94,30 @@ class Runtime:
         if frame is None:
             self.status = "source ended"
             return None
+        first = self._frames == 0
+        self._frames += 1
         ready = self.settler.update(frame.lores if frame.lores is not None else frame.image)
         if self.settler.state.value == "moving":
-            self._still_since, self._moved = None, True
+            # (the settler's first frame has nothing to compare with: that is no motion)
+            self._still_since = None
+            if not first:
+                self._moved = True
         elif self._still_since is None:
             self._still_since = frame.seq
         self.status = self.settler.state.value
         if not ready:
             return None
         t0 = time.perf_counter()
+        match = self.service.match(self.match_id)
+        expect = getattr(self.observe, "expect", None)
+        if callable(expect):  # what the table should show, for observers that learn from it
+            expect(match.game.expected_view(match.state))
         observation = self.observe(frame)
         observation = Observation(observation.objects, observation.zones_seen,
                                   self._moved, frame.seq, observation.dice_moved)
         # the players' corrections (a die they said shows 5) stand while the die lies there
         observation = self.service.amend(self.match_id, observation)
         t1 = time.perf_counter()
-        match = self.service.match(self.match_id)
         resolution = reconcile(match.game, match.state, observation, self.params)
         t2 = time.perf_counter()
         self._handle(resolution, frame)

@@ -10,7 +10,8 @@ Two observers (``SimParams.observer``):
 
 - ``real`` (default): the frames are rendered tables (:mod:`calibration.table_render`: the
   printed mat, dice with their faces, pyramids, cards, an arm, light, bumps). The simulated
-  camera is calibrated from its first still frame as a user would (``dicetable calibrate``),
+  camera is calibrated from a photo of the mat with the dice on it, as a user would
+  (``dicetable calibrate``, before the cards and pieces are set out),
   and every settled frame is read by :class:`device.observer.TableObserver`: the dice
   reader, the face reader, the pieces readers and the calibration, exactly as for a real
   camera. Whether the dice were thrown comes from its die tracker.
@@ -68,7 +69,8 @@ class SimParams:
 OBSERVERS = ("real", "noise")
 OBSERVER_TEXT = {
     "real": "real pipeline on rendered frames: settler, dice reader (ONNX), face reader, "
-            "pyramid / card-slot readers, calibration from the first still frame, die tracker",
+            "pyramid / card-slot readers, calibration from a photo of the mat with dice, "
+            "die tracker",
     "noise": "noise model on the true table (device/observer_sim.py); no pixels are read",
 }
 
@@ -115,7 +117,8 @@ class SimulatedTable:
             self.params = replace(self.params, width=IMAGE_SIZE[0], height=IMAGE_SIZE[1])
             self.renderer.place(self._scene.view, thrown=True)
         self._image = self._render(self._scene.view)
-        self.first_still: np.ndarray = self._image
+        self.calibration_image: np.ndarray = (
+            self.renderer.calibration_shot() if self.renderer is not None else self._image)
         self._views: list[View] = [self._scene.view]
         self.scenes_at: dict[int, Scene] = {}
         self.still_from: dict[int, int] = {}  # frame -> first frame of its still run
@@ -262,13 +265,21 @@ class SimulatedTable:
         return self.noise_observer()
 
     def real_observer(self) -> Any:
-        """Calibrate the simulated camera from its first still frame, as a user would with
-        `dicetable calibrate`, and read every settled frame with the real pipeline."""
+        """Calibrate the simulated camera from a photo of the mat with the dice on it, as a
+        user would with `dicetable calibrate` before setting out the game, and read every
+        settled frame with the real pipeline."""
         from calibration.procedure import calibrate_image
         from device.observer import TableObserver, shared_readers
+        from vision.dietypes import get_type
 
         assert self.renderer is not None
-        profile = calibrate_image(self.first_still, self.renderer.layout,
+        # The players say which colours the dice they lay out are (`calibrate --colours`):
+        # the rendered dice are the game's catalogued types, white-bodied for plain d6.
+        dice = [e for e in self._scene.view if e.kind == "die"]
+        colours = ("white",) if dice and all(
+            min(bytes.fromhex(get_type(e.attr("type") or "d6").body[1:])) > 200
+            for e in dice) else None
+        profile = calibrate_image(self.calibration_image, self.renderer.layout, colours=colours,
                                   source=f"sim:{self.game.info.name}")
         reader, faces = shared_readers(self.game.info.name)
         return TableObserver(profile, self.game.info.name, reader, faces)

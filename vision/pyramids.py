@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -219,7 +220,8 @@ _K = 0.5 * (np.abs(np.cos(_DIRS[None, :] - _YAWS[:, None]))
             + np.abs(np.sin(_DIRS[None, :] - _YAWS[:, None])))
 
 
-def _base_side(hull_mm: np.ndarray, radial: np.ndarray) -> float:
+def _base_side(hull_mm: np.ndarray, radial: np.ndarray,
+               clipped: np.ndarray | None = None) -> float:
     """Base side from a piece's hull (mm).
 
     In the rectified view a pyramid is the convex hull of its base square (on the table
@@ -228,14 +230,19 @@ def _base_side(hull_mm: np.ndarray, radial: np.ndarray) -> float:
     support, by that of a square: c.u + s/2 (|cos(u - a)| + |sin(u - a)|), least squares in
     the centre c and side s for each yaw a (1 degree steps); the best yaw's s is the side.
     Every edge of the base that shows takes part, so a piece turned near 45 degrees is
-    measured as well as one square to the view.
+    measured as well as one square to the view. Directions whose support is a `clipped`
+    point (the outline cut by the view's edge or lost against the mat's black ink) say
+    nothing of the base and are left out too.
     """
     pts = np.asarray(hull_mm, np.float64).reshape(-1, 2)
     if len(pts) < 3:
         return 0.0
-    h = (pts @ _U.T).max(axis=0)
+    proj = pts @ _U.T
+    h = proj.max(axis=0)
     apex = pts[int(np.argmax((pts - pts.mean(axis=0)) @ radial))]
     free = apex @ _U.T < h - 0.75
+    if clipped is not None and clipped.any():
+        free &= ~np.asarray(clipped, bool)[np.argmax(proj, axis=0)]
     if free.sum() < 12:
         return _base_side_across(pts, radial)
     best_r, best_s = np.inf, 0.0
@@ -262,11 +269,19 @@ def _radial(pts: np.ndarray, nadir: np.ndarray) -> np.ndarray:
     return r / max(float(np.linalg.norm(r)), 1e-6)
 
 
-def _split(pts: np.ndarray, nadir: np.ndarray, depth: int = 0
+def _hull(pts: np.ndarray, blind: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """A piece's hull (mm) and which of its corners are clipped (`blind`: mm points -> bool
+    per point, or None)."""
+    hull = cv2.convexHull(pts)[:, 0]
+    return hull, (blind(hull) if blind is not None else None)
+
+
+def _split(pts: np.ndarray, nadir: np.ndarray, depth: int = 0, blind: Any = None
            ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Pieces of one colour standing side by side touch in the view: a region too wide for
     one large piece is cut in two (k-means on its pixels) until each part fits one."""
-    side = _base_side(cv2.convexHull(pts)[:, 0], _radial(pts, nadir))
+    hull, clipped = _hull(pts, blind)
+    side = _base_side(hull, _radial(pts, nadir), clipped)
     if side <= 1.1 * BASE_MM["L"] or depth >= 3 or len(pts) < 50:
         return [(pts, np.ones(len(pts), bool))]
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
@@ -274,7 +289,7 @@ def _split(pts: np.ndarray, nadir: np.ndarray, depth: int = 0
     out = []
     for j in (0, 1):
         sel = lab[:, 0] == j
-        for sub, keep in _split(pts[sel], nadir, depth + 1):
+        for sub, keep in _split(pts[sel], nadir, depth + 1, blind):
             idx = np.nonzero(sel)[0][keep]
             mask = np.zeros(len(pts), bool)
             mask[idx] = True
@@ -301,8 +316,9 @@ def _separate(mask: np.ndarray, min_core: int) -> list[np.ndarray]:
 
 
 def _reading(pts: np.ndarray, labels: np.ndarray, palette: tuple[str, ...],
-             nadir: np.ndarray) -> PyramidReading:
-    side = _base_side(cv2.convexHull(pts)[:, 0], _radial(pts, nadir))
+             nadir: np.ndarray, blind: Any = None) -> PyramidReading:
+    hull, clipped = _hull(pts, blind)
+    side = _base_side(hull, _radial(pts, nadir), clipped)
     lik = {s: float(np.exp(-0.5 * ((side - b) / 2.0) ** 2)) for s, b in BASE_MM.items()}
     tot = sum(lik.values()) or 1.0
     votes = np.bincount(labels[labels >= 0], minlength=len(palette))
@@ -335,6 +351,20 @@ def read_pyramids(image: np.ndarray, table_to_px: np.ndarray,
         nadir = tuple(cv2.perspectiveTransform(c, np.linalg.inv(table_to_px))[0, 0])
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     min_area = 0.4 * (BASE_MM["S"] * ppm) ** 2
+    # Where a piece's outline cannot be seen: the view's edge, and the mat's black ink (a
+    # marker under a leaning apex hides it: the outline stops there, not the piece).
+    hidden = np.zeros(labels.shape, np.uint8)
+    hidden[:2, :] = hidden[-2:, :] = hidden[:, :2] = hidden[:, -2:] = 1
+    if reference is not None:
+        hidden |= (reference.max(axis=2) < 128).astype(np.uint8)
+    hidden = cv2.dilate(hidden, np.ones((5, 5), np.uint8)).astype(bool)
+
+    def blind(points_mm: np.ndarray) -> np.ndarray:
+        xy = np.floor((points_mm - [region[0], region[1]]) * ppm).astype(int)
+        xy[:, 0] = xy[:, 0].clip(0, hidden.shape[1] - 1)
+        xy[:, 1] = xy[:, 1].clip(0, hidden.shape[0] - 1)
+        return hidden[xy[:, 1], xy[:, 0]]
+
     out = []
     for ci in range(len(palette)):
         mask = cv2.morphologyEx((labels == ci).astype(np.uint8), cv2.MORPH_OPEN, kernel)
@@ -354,7 +384,7 @@ def read_pyramids(image: np.ndarray, table_to_px: np.ndarray,
                 ys, xs = ys + y0, xs + x0
                 pts = (np.column_stack([xs, ys]) / ppm + [region[0], region[1]]
                        ).astype(np.float32)
-                for part, keep in _split(pts, np.asarray(nadir)):
+                for part, keep in _split(pts, np.asarray(nadir), blind=blind):
                     out.append(_reading(part, labels[ys[keep], xs[keep]], palette,
-                                        np.asarray(nadir)))
+                                        np.asarray(nadir), blind))
     return out

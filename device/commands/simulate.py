@@ -23,7 +23,8 @@ def register(sub: Any) -> None:
                     "(which observer ran). By default every frame is a rendered "
                     "table (mat, dice, pyramids, cards, an arm, light changes, camera bumps) "
                     "read by the real pipeline: settler, dice reader, face reader, pieces "
-                    "readers, calibration made from the first still frame, die tracker. "
+                    "readers, calibration made from a photo of the mat with the dice on it, "
+                    "die tracker. "
                     "--observer noise replaces the pixels by a noise model on the true table "
                     "(fast; for tests of the reconcile loop only).")
     p.add_argument("--game", required=True, help="game name")

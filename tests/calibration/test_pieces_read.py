@@ -56,3 +56,26 @@ def test_cards_present_in_their_slots():
     assert len(obs) == len(filled)
     # the engine names no place in the side area
     assert sorted((o.zone, o.slot) for o in obs if o.zone == "side") == [("side", None)] * 2
+
+
+def test_a_large_piece_leaning_over_a_marker_is_one_large_piece():
+    """On the far vault a large black piece's apex leans over a printed marker, where black
+    on black shows no outline: its base is measured from what shows (it read as two medium
+    pieces, and the match stalled on a piece that was never there)."""
+    from calibration.pieces_read import mat_raster
+    from calibration.table_render import Placement, TableRenderer
+    from engine.observation import Expected, make_view
+    from vision.pyramids import read_pyramids
+
+    r = TableRenderer("icedice", 2, seed=0)
+    g = _profile(r.mr, r.camera).geometry
+    region = (28.0, 28.0, 452.0, 132.0)  # the vault and 12 mm round it (device.observer)
+    ref = mat_raster(r.layout)[56:56 + 208, 56:56 + 848]
+    piece = Expected.make("piece", "vault:1", colour="black", size="L")
+    for x, y in ((112, 56), (118, 58), (124, 60), (148, 58)):  # (all four read wrong before)
+        r.placement = Placement([], {"vault:1": [(piece, float(x), float(y), 3.0)]})
+        image = r.render_still(make_view([piece]))
+        got = [(max(p.colour, key=p.colour.get), max(p.size, key=p.size.get))
+               for p in read_pyramids(image, g.homography, region, reference=ref,
+                                      nadir=g.camera_mm[:2])]
+        assert got == [("black", "L")], (x, y)
