@@ -314,15 +314,26 @@ class TableRenderer:
         return img
 
     def calibration_shot(self) -> np.ndarray:
-        """The mat with only the dice on it, where they lie now: the photo `dicetable
-        calibrate` asks for, taken before the cards and pieces are set out (the palette is
-        enrolled from what lies on the mat, so a card's art must not be there)."""
+        """The mat with the players' plain dice on it, where they lie now: the photo
+        `dicetable calibrate` asks for, taken before the cards and pieces are set out (the
+        palette is enrolled from what lies on the mat, so a card's art must not be there).
+        Dice read by their faces (IceDice's) enrol no colour: they are left out."""
         saved = self.placement
-        self.placement = Placement(list(saved.dice), {})
+        dice = list(saved.dice) if self.dice_colours() else []
+        self.placement = Placement(dice, {})
         try:
-            return self.render_still(make_view(e for e, *_ in saved.dice))
+            return self.render_still(make_view(e for e, *_ in dice))
         finally:
             self.placement = saved
+
+    def dice_colours(self) -> tuple[str, ...] | None:
+        """The colour names the players give `calibrate --colours` for the dice lying out:
+        the renderer's plain d6 are white; None for dice read by their faces (no colour to
+        enrol) and for no dice."""
+        dice = [e for e, *_ in self.placement.dice]
+        if dice and all((e.attr("type") or "d6") == "d6" for e in dice):
+            return ("white",)
+        return None
 
     def with_hand(self, image: np.ndarray, reach: float, side: int, seed: int) -> np.ndarray:
         """`image` with an arm reaching in from one edge (side 0..3) by `reach` (0..1 of the

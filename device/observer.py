@@ -534,31 +534,43 @@ class TableObserver:
 
         prof = self.geometry(image)
         layout = prof.layout
-        self._mat_dice = None
-        lap("geometry")
-        det = self.reader.read(image)
-        lap("dice")
-        # Only detections in the game's dice zones are dice (card art and pyramids make the
-        # detector fire too), and none on a printed marker.
-        dice_zones = DICE_ZONES.get(self.game)
-        rough = prof.geometry.to_mm(det.center, layout.object_height_mm) if len(det) else []
-        keep = [i for i, (m, p) in enumerate(zip(on_markers(prof, det), rough, strict=True))
-                if m is None and (dice_zones is None
-                                  or layout.locate((float(p[0]), float(p[1])))[0] in dice_zones)]
-        det = det[np.array(keep, np.int64)]
         white = white_reference(image, prof.geometry, layout)
         self._white = white
-        det, heights = snapped(prof, det, image, white)
-        det, heights = self._on_mat(prof, image, det, heights)
-        objects = observed_objects(prof, det, image, "die", heights, white)
-        idx = [i for i, o in enumerate(objects) if dice_zones is None or o.zone in dice_zones]
-        det = det[np.array(idx, np.int64)]
-        objects = [objects[i] for i in idx]
-        self.last_detections = det
-        objects = self._die_confidence(image, det, objects)
-        lap("dice_table")
-        dice = self._typed(prof, image, objects)
-        lap("faces")
+        lap("geometry")
+        dice_zones = DICE_ZONES.get(self.game)
+
+        def read_dice() -> list[Observed]:
+            self._mat_dice = None
+            det = self.reader.read(image)
+            lap("dice")
+            # Only detections in the game's dice zones are dice (card art and pyramids make
+            # the detector fire too), and none on a printed marker.
+            rough = prof.geometry.to_mm(det.center, layout.object_height_mm) if len(det) \
+                else []
+            keep = [i for i, (m, p) in enumerate(zip(on_markers(prof, det), rough, strict=True))
+                    if m is None and (dice_zones is None or layout.locate(
+                        (float(p[0]), float(p[1])))[0] in dice_zones)]
+            det = det[np.array(keep, np.int64)]
+            det, heights = snapped(prof, det, image, white)
+            det, heights = self._on_mat(prof, image, det, heights)
+            objects = observed_objects(prof, det, image, "die", heights, white)
+            idx = [i for i, o in enumerate(objects) if dice_zones is None or o.zone in dice_zones]
+            det = det[np.array(idx, np.int64)]
+            objects = [objects[i] for i in idx]
+            self.last_detections = det
+            objects = self._die_confidence(image, det, objects)
+            lap("dice_table")
+            dice = self._typed(prof, image, objects)
+            lap("faces")
+            return dice
+
+        if dice_zones is None:
+            dice = read_dice()
+        else:
+            # Dice that did not move are not read again (most moves take a piece or a card)
+            poly = np.concatenate([np.array(layout.zone(z).polygon) for z in dice_zones])
+            region = tuple(float(v) for v in (*poly.min(axis=0), *poly.max(axis=0)))
+            dice = list(self._cached("dice", prof, image, region, read_dice))
         readable = READ_ZONES.get(self.game)
         pieces: list[Observed] = []
         if layout.game == "icedice":

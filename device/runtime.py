@@ -80,7 +80,6 @@ class Runtime:
     """motion seen since the last reading; None before the first (the table was found as it
     is: whether anything was done before is not known)"""
     _open_alert: str | None = None
-    _frames: int = 0
 
     def __post_init__(self) -> None:
         outline = getattr(self.observe, "table_outline", None)
@@ -94,14 +93,11 @@ class Runtime:
         if frame is None:
             self.status = "source ended"
             return None
-        first = self._frames == 0
-        self._frames += 1
         ready = self.settler.update(frame.lores if frame.lores is not None else frame.image)
+        if self.settler.motion:
+            self._moved = True
         if self.settler.state.value == "moving":
-            # (the settler's first frame has nothing to compare with: that is no motion)
             self._still_since = None
-            if not first:
-                self._moved = True
         elif self._still_since is None:
             self._still_since = frame.seq
         self.status = self.settler.state.value

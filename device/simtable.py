@@ -119,6 +119,8 @@ class SimulatedTable:
         self._image = self._render(self._scene.view)
         self.calibration_image: np.ndarray = (
             self.renderer.calibration_shot() if self.renderer is not None else self._image)
+        self._calibration_colours = (self.renderer.dice_colours()
+                                     if self.renderer is not None else None)
         self._views: list[View] = [self._scene.view]
         self.scenes_at: dict[int, Scene] = {}
         self.still_from: dict[int, int] = {}  # frame -> first frame of its still run
@@ -270,16 +272,10 @@ class SimulatedTable:
         settled frame with the real pipeline."""
         from calibration.procedure import calibrate_image
         from device.observer import TableObserver, shared_readers
-        from vision.dietypes import get_type
 
         assert self.renderer is not None
-        # The players say which colours the dice they lay out are (`calibrate --colours`):
-        # the rendered dice are the game's catalogued types, white-bodied for plain d6.
-        dice = [e for e in self._scene.view if e.kind == "die"]
-        colours = ("white",) if dice and all(
-            min(bytes.fromhex(get_type(e.attr("type") or "d6").body[1:])) > 200
-            for e in dice) else None
-        profile = calibrate_image(self.calibration_image, self.renderer.layout, colours=colours,
+        profile = calibrate_image(self.calibration_image, self.renderer.layout,
+                                  colours=self._calibration_colours,
                                   source=f"sim:{self.game.info.name}")
         reader, faces = shared_readers(self.game.info.name)
         return TableObserver(profile, self.game.info.name, reader, faces)

@@ -124,11 +124,16 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
         match = service.match(mid)
         truth = table.truth.actions
         if match.actions != truth[: len(match.actions)]:
-            wrong = True  # accepted something that did not happen: the players undo it
+            # accepted something that did not happen: the players undo it and enter what
+            # they really did (else the camera, seeing the same table, proposes it again)
+            wrong = True
             undone = []
             while match.actions != truth[: len(match.actions)]:
                 undone.append(str(match.actions[-1]))
                 service.undo(mid, None)
+            if not scene.illegal:
+                for text in truth[len(service.match(mid).actions):]:
+                    service.act(mid, text, None)
             if rec is not None:
                 rec["wrong_undone"] = undone
         pending = service.view(mid)["pending"]

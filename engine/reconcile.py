@@ -51,6 +51,11 @@ class Params:
     """longest chain of actions one observation may explain (a roll, then a move)"""
     beam: int = 6
     """how many one-action explanations are extended to two"""
+    extend_gap: float = 2.0
+    """two-action explanations are tried only when no explanation of at most one action fits
+    the reading within this (natural log) of the reader's own reading: what one action
+    explains fully leaves nothing for a second to add (and trying them was two thirds of
+    the time reconcile took on Pyramid Dice, whose re-rolls have 56 outcomes each)"""
     unrolled: float = 0.002
     """prior factor for an action that throws dice (a roll, a re-roll with a card) when the
     observation says no die left its place"""
@@ -354,7 +359,8 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
         first = _expand(game, state, (), math.log(1 - p_same), fitter, params,
                         observation.dice_moved)
         scored += first
-        if params.depth >= 2:
+        best_fit = max(x.log_likelihood for x in scored)
+        if params.depth >= 2 and best_fit < fitter.saturated - params.extend_gap:
             # Extend the best legal chance outcomes (a roll whose follow-up move happened
             # before the table was seen still) by one more action.
             rolls = sorted((s for s in first if s.error is None and s.actions[-1].is_chance

@@ -60,6 +60,9 @@ class Settler:
     _quiet: int = 0
     _handed: bool = False
     hand_seen: bool = False
+    motion: bool = False
+    """the last frame differed from the one before (the first frame has nothing to differ
+    from: no motion, though the state stays MOVING until the scene has been still)"""
     table: np.ndarray | None = None
     """the mat's pixels in the small frame (``set_table``), or None: the whole frame"""
     _table_edge: np.ndarray | None = None
@@ -93,6 +96,7 @@ class Settler:
         """Take one frame (BGR or grey, any size); True when this frame should be read."""
         cur = self.small(image)
         p = self.params
+        self.motion = False
         if self._prev is None or self._prev.shape != cur.shape:
             self._prev, self._quiet, self._handed = cur, 0, False
             self.state = SceneState.MOVING
@@ -100,6 +104,7 @@ class Settler:
         changed = cv2.absdiff(cur, self._prev) > p.pixel_delta
         self._prev = cur
         if changed.mean() > p.motion_fraction:
+            self.motion = True
             self._quiet, self._handed = 0, False
             self.state = SceneState.MOVING
             return False

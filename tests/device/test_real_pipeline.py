@@ -30,12 +30,12 @@ def pyramid_table() -> tuple[TableRenderer, np.ndarray]:
 
 def test_rendered_pyramid_dice_table_reads_as_its_state(
         pyramid_table: tuple[TableRenderer, np.ndarray]) -> None:
-    """Calibrated from its own first frame, the full table reads as the state (no change):
+    """Calibrated from a shot of its mat with the dice, the full table reads as the state:
     three dice in the rolling area and the 28 cards in their slots."""
     tr, image = pyramid_table
     game = get_game("pyramid_dice")
     state = game.new_state(2)
-    profile = calibrate_image(image, tr.layout)
+    profile = calibrate_image(tr.calibration_shot(), tr.layout, colours=tr.dice_colours())
     reader, faces = shared_readers("pyramid_dice")
     obs = TableObserver(profile, "pyramid_dice", reader, faces).observe(image)
     assert obs.zones_seen == {"rolling", "pyramid", "side", "area:0", "area:1"}
@@ -87,7 +87,9 @@ def test_icedice_dice_are_found_on_the_mat_and_read_square_on() -> None:
         tr.place(view, thrown=True)
         image = tr.render_still(view, seed=k)
         if observer is None:
-            observer = TableObserver(calibrate_image(image, tr.layout), "icedice", reader, faces)
+            profile = calibrate_image(tr.calibration_shot(), tr.layout,
+                                      colours=tr.dice_colours())
+            observer = TableObserver(profile, "icedice", reader, faces)
         dice = [o for o in observer.observe(image).objects if o.kind == "die"]
         assert len(dice) == 2
         for e, x, y, _, _ in tr.placement.dice:
@@ -121,7 +123,7 @@ def test_serve_with_a_camera_says_what_is_missing(tmp_path: Path,
     photo = tmp_path / "table.png"
     cv2.imwrite(str(photo), image)
     profile = tmp_path / "p.toml"
-    save(calibrate_image(image, tr.layout), profile)
+    save(calibrate_image(tr.calibration_shot(), tr.layout, colours=tr.dice_colours()), profile)
 
     def err(*argv: str) -> str:
         assert main(["serve", *argv]) == 2
@@ -156,7 +158,7 @@ def test_serve_camera_runtime_reads_the_file_camera(
     for i in range(6):  # a still table: six frames of one photo
         cv2.imwrite(str(folder / f"{i:02d}.png"), image)
     profile = tmp_path / "p.toml"
-    save(calibrate_image(image, tr.layout), profile)
+    save(calibrate_image(tr.calibration_shot(), tr.layout, colours=tr.dice_colours()), profile)
     args = argparse.Namespace(camera=f"file:{folder}", game="pyramid_dice", players=None,
                               profile=profile)
     camera = prepare_camera(args)
