@@ -225,8 +225,8 @@ class TableObserver:
             if float(np.median(diffs)) <= MARKER_CHANGE:
                 return self._fitted
         prof, self.camera_status = current_geometry(self.profile, image)
-        if self.camera_status == "moved" or self._fitted is None:
-            self._zone_cache.clear()
+        # (a bumped camera keeps the zone readings: they are compared on the table plane,
+        # through the geometry fitted now, and read again only where the table changed)
         self._fitted = prof
         self._marker_patches = self._patches(prof, grey)
         return prof
@@ -239,10 +239,11 @@ class TableObserver:
         return _norm(rectify(image, prof.geometry.homography, region, 1.0))
 
     def _cached(self, key: str, prof: Any, image: np.ndarray, region: tuple,
-                read: Any, partial: bool = False) -> list[Observed]:
+                read: Any, partial: bool = False, owns: Any = None) -> list[Observed]:
         """The zone's last reading if nothing in it changed; else read it again — with
-        `partial`, only the part that changed (`read(core)` returns the objects inside the
-        core box; those of the last reading outside it stand)."""
+        `partial`, only the part that changed (`read(core)` returns the objects it read
+        round the core box; those of the last reading it does not `own(obj, core)` stand,
+        by default those whose place lies outside the core)."""
         view = self._zone_view(prof, image, region)
         hit = self._zone_cache.get(key)
         if hit is not None and hit[0].shape == view.shape:
@@ -257,9 +258,12 @@ class TableObserver:
             if partial and area < PARTIAL_SHARE * (region[2] - region[0]) * (
                     region[3] - region[1]):
                 fresh = read(core)
-                kept = [o for o in hit[1] if o.position_mm is None
-                        or not (core[0] <= o.position_mm[0] < core[2]
-                                and core[1] <= o.position_mm[1] < core[3])]
+                if owns is None:
+                    kept = [o for o in hit[1] if o.position_mm is None
+                            or not (core[0] <= o.position_mm[0] < core[2]
+                                    and core[1] <= o.position_mm[1] < core[3])]
+                else:
+                    kept = [o for o in hit[1] if not owns(o, core)]
                 got = kept + fresh
                 self._zone_cache[key] = (view, got)
                 return got
@@ -379,17 +383,51 @@ class TableObserver:
         return self._cached(zone, prof, image, region, read)
 
     def _cards(self, prof: Any, image: np.ndarray) -> list[Observed]:
-        """The pyramid's card slots (the side area is counted by _area_cards); the look of
+        """The pyramid's card slots (the side area is counted by _area_cards); after a card
+        is taken or removed only the slots round the change are read again. The look of
         each card the state places in a slot that holds one is learnt once."""
-        from calibration.pieces_read import observed_pieces, read_table_pieces
+        from calibration.card_layout import card_slots
+        from vision.card_slots import read_slots
 
-        poly = np.array(prof.layout.zone("pyramid").polygon)
-        region = (*poly.min(axis=0), *poly.max(axis=0))
-        cards = self._cached("pyramid", prof, image, tuple(float(v) for v in region),
-                             lambda: observed_pieces(read_table_pieces(
-                                 prof, image, card_zones=("pyramid",))))
+        layout, g = prof.layout, prof.geometry
+        slots = card_slots(layout, "pyramid")
+        boxes = {s.id: (*np.min(s.polygon, axis=0), *np.max(s.polygon, axis=0))
+                 for s in slots}
+        poly = np.array(layout.zone("pyramid").polygon)
+        region = tuple(float(v) for v in (*poly.min(axis=0), *poly.max(axis=0)))
+
+        def touched(sid: str | None, core: tuple) -> bool:
+            b = boxes.get(sid or "")
+            return b is not None and b[0] < core[2] and core[0] < b[2] and \
+                b[1] < core[3] and core[1] < b[3]
+
+        def read(core: tuple | None = None) -> list[Observed]:
+            sub = slots if core is None else [s for s in slots if touched(s.id, core)]
+            if not sub:
+                return []
+            # the slots not read keep their last reading for the cards lying on them
+            last = self._zone_cache.get("pyramid")
+            known = {o.slot: o.confidence for o in last[1]} if last and core else {}
+            pts = np.array([p for s in sub for p in s.polygon])
+            x0 = max(region[0], np.floor((pts[:, 0].min() - 3) * PIECES_PPM) / PIECES_PPM)
+            y0 = max(region[1], np.floor((pts[:, 1].min() - 3) * PIECES_PPM) / PIECES_PPM)
+            x1 = min(region[2], pts[:, 0].max() + 3)
+            y1 = min(region[3], pts[:, 1].max() + 3)
+            ref = _mat(layout)
+            a, b = int(round(x0 * PIECES_PPM)), int(round(y0 * PIECES_PPM))
+            ref = ref[b:b + int(round((y1 - y0) * PIECES_PPM)),
+                      a:a + int(round((x1 - x0) * PIECES_PPM))]
+            got = read_slots(image, g.homography, sub, ref, (x0, y0, x1, y1), PIECES_PPM,
+                             known={k: v for k, v in known.items() if k is not None},
+                             others=tuple(s for s in slots if s not in sub),
+                             paper=self._white if core is not None else None)
+            return [Observed.make("card", "pyramid", sid, confidence=round(p, 4))
+                    for sid, p in got.items() if p >= 0.5]
+
+        cards = self._cached("pyramid", prof, image, region, read, partial=True,
+                             owns=lambda o, core: touched(o.slot, core))
         if self._expected is not None:
-            self._learn_looks(prof, image, {o.slot for o in cards if o.confidence >= 0.5})
+            self._learn_looks(prof, image, {o.slot for o in cards})
         return cards
 
     def _learn_looks(self, prof: Any, image: np.ndarray, present: set[str | None]) -> None:

@@ -45,6 +45,32 @@ def test_rendered_pyramid_dice_table_reads_as_its_state(
     assert isinstance(reconcile(game, state, obs), NoChange)
 
 
+def test_cards_removed_are_read_round_the_change_and_known_in_the_side_area() -> None:
+    """Two cards go from the pyramid to the side area: only the slots round each change are
+    read again (the rest of the pyramid's reading stands), and each side card is known by
+    the look its slot taught."""
+    game = get_game("pyramid_dice")
+    state = game.new_state(2)
+    tr = TableRenderer("pyramid_dice", 2, seed=4)
+    view = game.expected_view(state)
+    tr.place(view, thrown=True)
+    profile = calibrate_image(tr.calibration_shot(), tr.layout, colours=tr.dice_colours())
+    observer = TableObserver(profile, "pyramid_dice", *shared_readers("pyramid_dice"))
+    observer.expect(view)
+    observer.observe(tr.render_still(view))
+    assert len(observer.card_looks) == 28
+    cards = {e.slot: e.attr("card") for e in view if e.zone == "pyramid"}
+    moved = [cards["r7c5"], cards["r7c2"]]
+    for k in (1, 2):
+        after = make_view([e for e in view if e.attr("card") not in moved[:k]]
+                          + [Expected.make("card", "side", card=c) for c in moved[:k]])
+        obs = observer.observe(tr.render_still(after, seed=k))
+        slots = {o.slot for o in obs.objects if o.zone == "pyramid"}
+        assert slots == {s for s, c in cards.items() if c not in moved[:k]}
+        side = sorted(o.top("card") or "" for o in obs.objects if o.zone == "side")
+        assert side == sorted(moved[:k])
+
+
 def test_die_tracker_tells_a_throw_from_a_look() -> None:
     t = DieTracker()
     assert t.update(np.array([[10.0, 10.0], [50.0, 20.0]])) is False  # the reference
