@@ -4,19 +4,17 @@ Built once from a calibration profile, it runs the whole reading chain on every 
 given, for a real camera (`dicetable serve --camera SPEC --profile P`) and for the rendered
 simulated table alike:
 
-frame → DiceReader (detector + pip classifier, ONNX) → die types and faces of the game's
-catalogued dice (calibration.pieces_read.read_dice_types) → pyramids or card slots on the
-table plane (read_table_pieces / observed_pieces) → zones, slots, positions through the
-profile's homography, re-fitted from the markers when the camera was bumped
-(calibration.observe) → Observation, with ``dice_moved`` from a die tracker.
+frame → DiceReader (detector + pip classifier, ONNX), plus the dice the mat shows
+(calibration.dice_top) → type and face of the game's catalogued dice read square-on →
+pyramids, card slots and card areas on the table plane (device.observer_pieces) → zones,
+slots, positions through the profile's homography, re-fitted from the markers when the
+camera was bumped (calibration.observe) → Observation, with ``dice_moved`` from a die
+tracker. Each zone (the dice's too) is read again only where it changed
+(device.observer_zones).
 
 What the camera cannot read is left out of ``zones_seen`` so the rules do not count it as
 missing: the Bank (stacks nest: only each stack's largest piece shows). The rules know what lies
 there from the moves they saw.
-
-Pyramid Dice's side area and players' areas are counted, not identified: the cards there
-lie in columns with each card's top band showing (calibration.table_render.CARD_BAND_MM), and
-each column's height gives its count. The rules know which cards they are from the moves.
 """
 
 from __future__ import annotations
@@ -28,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from device.observer_pieces import PIECE_ZONES, PIECES_PPM, PiecesReading, _mat
+from device.observer_zones import _norm
 from engine.observation import Observation, Observed
 from vision.frame import Frame
 
@@ -41,8 +41,6 @@ READ_ZONES: dict[str, tuple[str, ...]] = {
 DICE_ZONES: dict[str, tuple[str, ...]] = {"icedice": ("rolling",),
                                           "pyramid_dice": ("rolling",)}
 """Where a game's dice lie: a 'die' found elsewhere is a piece's or a card's detail."""
-PIECE_ZONES = ("bank", "counter", "vault:0", "vault:1", "vault:2", "vault:3", "vault:4")
-"""Where IceDice pyramids stand: a 'pyramid' found elsewhere is a die's colour patch."""
 TRACK_MM = 6.0
 """A die whose nearest die of the last reading is farther than this has moved (a die that
 is only looked at again moves < 1 mm; a thrown one lands centimetres away)."""
@@ -91,62 +89,16 @@ MARKER_CHANGE = 14.0
 """Mean grey difference (0..255, each patch normalised to its mean) of the markers' patches
 from the last fit above which the markers are looked for again (a bumped camera moves them
 by pixels: a difference of 40+; sensor noise and light changes: under 5)."""
-ZONE_CHANGE = 20.0
-"""Largest mean difference of one colour channel over one ZONE_CELL_MM cell of a piece zone
-(rectified at 1 px/mm, normalised to its mean) from its last reading above which the zone
-is read again (in colour: a card laid on one of the same grey changed nothing in grey).
-A card or a pyramid taken or put down changes its cells by 40+; sensor noise, JPEG and a
-light change (normalised out) by under 8; a shadow's edge by ~10-15."""
-ZONE_CELL_MM = 8
-PARTIAL_SHARE = 0.5
-"""A piece zone whose changed cells span less than this share of it is read again only
-there (a vault of twenty pyramids costs ~10x more to read whole than round one new piece)."""
-PARTIAL_MARGIN_MM = 45.0
-"""Room read round the changed cells: a whole large pyramid (37 mm base) and its lean."""
-PIECE_CONFIDENCE = 0.98
-"""Ceiling of a pyramid's existence probability. At 1.0 one piece misread as two (a large
-one leaning over a marker) cost more than the rules' "unexplained" margin in every reading
-that followed, and the match stalled in alerts; at 0.98 the extra piece costs the same in
-every explanation and the moves are still told apart."""
-AREA_CARD_CONFIDENCE = 0.95
-"""Confidence of a card counted from a column's bands (a band hidden by the next column's
-shadow or a card laid crooked miscounts; UNVERIFIED on real tables)."""
-BLOB_GROWTH_MM = 2.0
-"""How much taller a column's not-mat blob measures than its cards (edges, the closing)."""
-PIECES_PPM = 2.0
-"""Resolution at which pieces and card slots are read (calibration.pieces_read.PPM)."""
-ZONE_MARGIN_MM = 12.0
-"""A zone is searched for pyramids this much beyond its edges (a tall piece leans out)."""
-
-
-def _norm(patch: np.ndarray) -> np.ndarray:
-    f = patch.astype(np.float32)
-    return f * (128.0 / max(float(f.mean()), 1.0))
-
-
-def _cells(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Mean absolute difference of two rectified views (1 px/mm) per ZONE_CELL_MM cell."""
-    import cv2
-
-    d = np.abs(a - b)
-    if d.ndim == 3:
-        d = d.max(axis=2)
-    h, w = d.shape
-    c = ZONE_CELL_MM
-    if h < c or w < c:
-        return np.full((1, 1), float(d.mean()), np.float32)
-    return cv2.resize(d[:h // c * c, :w // c * c], (w // c, h // c),
-                      interpolation=cv2.INTER_AREA)
 
 
 @dataclass
-class TableObserver:
+class TableObserver(PiecesReading):
     """Callable frame -> Observation for one calibrated table (see the module docstring).
 
     Two cheap gates keep the slow steps for the frames that need them: the markers are
     looked for again only when their patches of the image changed (a bumped camera), and a
-    piece zone (or the card pyramid) is read again only when it changed since its last
-    reading; otherwise its last reading stands."""
+    zone (the dice's, a piece zone, the card pyramid) is read again only where it changed
+    since its last reading; otherwise its last reading stands."""
 
     profile: Any
     """calibration.profile.Profile"""
@@ -230,226 +182,6 @@ class TableObserver:
         self._fitted = prof
         self._marker_patches = self._patches(prof, grey)
         return prof
-
-    # --- pieces -----------------------------------------------------------------------------
-    def _zone_view(self, prof: Any, image: np.ndarray, region: tuple) -> np.ndarray:
-        from vision.pyramids import rectify
-
-        # in colour: a card laid on another of about the same grey is still a change
-        return _norm(rectify(image, prof.geometry.homography, region, 1.0))
-
-    def _cached(self, key: str, prof: Any, image: np.ndarray, region: tuple,
-                read: Any, partial: bool = False, owns: Any = None) -> list[Observed]:
-        """The zone's last reading if nothing in it changed; else read it again — with
-        `partial`, only the part that changed (`read(core)` returns the objects it read
-        round the core box; those of the last reading it does not `own(obj, core)` stand,
-        by default those whose place lies outside the core)."""
-        view = self._zone_view(prof, image, region)
-        hit = self._zone_cache.get(key)
-        if hit is not None and hit[0].shape == view.shape:
-            cells = _cells(view, hit[0])
-            if cells.max() <= ZONE_CHANGE:
-                return hit[1]
-            ys, xs = np.nonzero(cells > ZONE_CHANGE)
-            c = ZONE_CELL_MM
-            core = (region[0] + xs.min() * c, region[1] + ys.min() * c,
-                    region[0] + (xs.max() + 1) * c, region[1] + (ys.max() + 1) * c)
-            area = (core[2] - core[0]) * (core[3] - core[1])
-            if partial and area < PARTIAL_SHARE * (region[2] - region[0]) * (
-                    region[3] - region[1]):
-                fresh = read(core)
-                if owns is None:
-                    kept = [o for o in hit[1] if o.position_mm is None
-                            or not (core[0] <= o.position_mm[0] < core[2]
-                                    and core[1] <= o.position_mm[1] < core[3])]
-                else:
-                    kept = [o for o in hit[1] if not owns(o, core)]
-                got = kept + fresh
-                self._zone_cache[key] = (view, got)
-                return got
-        got = read(None) if partial else read()
-        self._zone_cache[key] = (view, got)
-        return got
-
-    def _pyramids(self, prof: Any, image: np.ndarray, zone: str) -> list[Observed]:
-        from vision.pyramids import RAINBOW, SUITS_EDITION, read_pyramids
-
-        layout, g = prof.layout, prof.geometry
-        poly = np.array(layout.zone(zone).polygon)
-        (x0, y0), (x1, y1) = poly.min(axis=0) - ZONE_MARGIN_MM, poly.max(axis=0) + ZONE_MARGIN_MM
-        w, h = layout.size_mm
-        x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(w, x1), min(h, y1)
-        x0, y0 = np.floor(x0 * PIECES_PPM) / PIECES_PPM, np.floor(y0 * PIECES_PPM) / PIECES_PPM
-        region = (float(x0), float(y0), float(x1), float(y1))
-
-        def read(core: tuple | None = None) -> list[Observed]:
-            sx0, sy0, sx1, sy1 = region
-            if core is not None:  # the changed part, with room for a whole piece round it
-                sx0 = max(sx0, np.floor((core[0] - PARTIAL_MARGIN_MM) * PIECES_PPM) / PIECES_PPM)
-                sy0 = max(sy0, np.floor((core[1] - PARTIAL_MARGIN_MM) * PIECES_PPM) / PIECES_PPM)
-                sx1 = min(sx1, core[2] + PARTIAL_MARGIN_MM)
-                sy1 = min(sy1, core[3] + PARTIAL_MARGIN_MM)
-            ref = _mat(layout)
-            a, b = int(round(sx0 * PIECES_PPM)), int(round(sy0 * PIECES_PPM))
-            rw = int(round((sx1 - sx0) * PIECES_PPM))
-            rh = int(round((sy1 - sy0) * PIECES_PPM))
-            palette = SUITS_EDITION if self.edition == "suits" else RAINBOW
-            out = []
-            for p in read_pyramids(image, g.homography, (float(sx0), float(sy0), float(sx1),
-                                                         float(sy1)),
-                                   reference=ref[b:b + rh, a:a + rw],
-                                   nadir=g.camera_mm[:2], palette=palette, ppm=PIECES_PPM):
-                z, slot = layout.locate((p.x, p.y))
-                if z != zone:
-                    continue
-                if core is not None and not (core[0] <= p.x < core[2]
-                                             and core[1] <= p.y < core[3]):
-                    continue
-                out.append(Observed.make(
-                    "piece", z, slot, confidence=min(p.confidence, PIECE_CONFIDENCE),
-                    position_mm=(round(p.x, 1), round(p.y, 1)),
-                    colour={k: round(v, 4) for k, v in p.colour.items()},
-                    size={k: round(v, 4) for k, v in p.size.items()}))
-            return out
-
-        return self._cached(zone, prof, image, region, read, partial=True)
-
-    def _area_cards(self, prof: Any, image: np.ndarray, zone: str) -> list[Observed]:
-        """Cards counted in an area zone: one per card band of each column."""
-        from calibration.table_render import CARD_BAND_MM, CARD_COLUMN_GAP_MM, CARD_MM
-        from vision.card_slots import not_mat
-        from vision.pyramids import rectify
-
-        layout, g = prof.layout, prof.geometry
-        poly = np.array(layout.zone(zone).polygon)
-        (x0, y0), (x1, y1) = poly.min(axis=0) + 1, poly.max(axis=0) - 1
-        region = (float(x0), float(y0), float(x1), float(y1))
-
-        def read() -> list[Observed]:
-            import cv2
-
-            from vision.card_looks import band_seen, identify
-
-            top = rectify(image, g.homography, region, PIECES_PPM)
-            colour = top
-            ref = _mat(layout)
-            a, b = int(round(x0 * PIECES_PPM)), int(round(y0 * PIECES_PPM))
-            ref = ref[b:b + top.shape[0], a:a + top.shape[1]]
-            if ref.shape != top.shape:
-                return []
-            mask = not_mat(top, ref).astype(np.uint8)
-            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-            n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-            out = []
-            pitch = (CARD_MM[0] + CARD_COLUMN_GAP_MM) * PIECES_PPM
-            for k in range(1, n):
-                left, top_, w, h = (int(v) for v in stats[k, :4])
-                if w < CARD_MM[0] * 0.6 * PIECES_PPM or h < CARD_MM[1] * 0.6 * PIECES_PPM:
-                    continue  # not a card (a die's shadow, a crumb)
-                # Columns that touch make one blob: measure each column's height apart.
-                cols = max(1, int(round((w + CARD_COLUMN_GAP_MM * PIECES_PPM) / pitch)))
-                for j in range(cols):
-                    a0 = left + int(j * pitch)
-                    a1 = min(left + w, a0 + int(CARD_MM[0] * PIECES_PPM))
-                    # the middle half of the column: a neighbour's edge never reaches it
-                    q = (a1 - a0) // 4
-                    rows = np.flatnonzero((comp[top_:top_ + h, a0 + q:a1 - q] == k).any(axis=1))
-                    if len(rows) == 0:
-                        continue
-                    hh = (rows[-1] - rows[0] + 1) / PIECES_PPM
-                    if hh < CARD_MM[1] * 0.6:
-                        continue
-                    # the blob is a little taller than the cards (edges, the closing)
-                    count = 1 + max(0, int(round((hh - CARD_MM[1] - BLOB_GROWTH_MM)
-                                                 / CARD_BAND_MM)))
-                    cx = x0 + (a0 + a1) / 2 / PIECES_PPM
-                    cy = y0 + (top_ + rows[0]) / PIECES_PPM + hh / 2
-                    for i in range(count):
-                        ids: dict[str, float] = {}
-                        if zone == "side" and self.card_looks:
-                            # the i-th card's top band shows: known by its look
-                            b0 = top_ + rows[0] + int(round(i * CARD_BAND_MM * PIECES_PPM))
-                            b1 = b0 + int(round(CARD_BAND_MM * PIECES_PPM))
-                            seen = band_seen(colour, (a0, b0, a1, b1), PIECES_PPM,
-                                             self._white)
-                            if seen is not None:
-                                ids = identify(seen, self.card_looks)
-                        extra = {"card": ids} if ids else {}
-                        out.append(Observed.make(
-                            "card", zone, None, confidence=AREA_CARD_CONFIDENCE,
-                            position_mm=(round(cx, 1), round(cy, 1)), **extra))
-            return out
-
-        return self._cached(zone, prof, image, region, read)
-
-    def _cards(self, prof: Any, image: np.ndarray) -> list[Observed]:
-        """The pyramid's card slots (the side area is counted by _area_cards); after a card
-        is taken or removed only the slots round the change are read again. The look of
-        each card the state places in a slot that holds one is learnt once."""
-        from calibration.card_layout import card_slots
-        from vision.card_slots import read_slots
-
-        layout, g = prof.layout, prof.geometry
-        slots = card_slots(layout, "pyramid")
-        boxes = {s.id: (*np.min(s.polygon, axis=0), *np.max(s.polygon, axis=0))
-                 for s in slots}
-        poly = np.array(layout.zone("pyramid").polygon)
-        region = tuple(float(v) for v in (*poly.min(axis=0), *poly.max(axis=0)))
-
-        def touched(sid: str | None, core: tuple) -> bool:
-            b = boxes.get(sid or "")
-            return b is not None and b[0] < core[2] and core[0] < b[2] and \
-                b[1] < core[3] and core[1] < b[3]
-
-        def read(core: tuple | None = None) -> list[Observed]:
-            sub = slots if core is None else [s for s in slots if touched(s.id, core)]
-            if not sub:
-                return []
-            # the slots not read keep their last reading for the cards lying on them
-            last = self._zone_cache.get("pyramid")
-            known = {o.slot: o.confidence for o in last[1]} if last and core else {}
-            pts = np.array([p for s in sub for p in s.polygon])
-            x0 = max(region[0], np.floor((pts[:, 0].min() - 3) * PIECES_PPM) / PIECES_PPM)
-            y0 = max(region[1], np.floor((pts[:, 1].min() - 3) * PIECES_PPM) / PIECES_PPM)
-            x1 = min(region[2], pts[:, 0].max() + 3)
-            y1 = min(region[3], pts[:, 1].max() + 3)
-            ref = _mat(layout)
-            a, b = int(round(x0 * PIECES_PPM)), int(round(y0 * PIECES_PPM))
-            ref = ref[b:b + int(round((y1 - y0) * PIECES_PPM)),
-                      a:a + int(round((x1 - x0) * PIECES_PPM))]
-            got = read_slots(image, g.homography, sub, ref, (x0, y0, x1, y1), PIECES_PPM,
-                             known={k: v for k, v in known.items() if k is not None},
-                             others=tuple(s for s in slots if s not in sub),
-                             paper=self._white if core is not None else None)
-            return [Observed.make("card", "pyramid", sid, confidence=round(p, 4))
-                    for sid, p in got.items() if p >= 0.5]
-
-        cards = self._cached("pyramid", prof, image, region, read, partial=True,
-                             owns=lambda o, core: touched(o.slot, core))
-        if self._expected is not None:
-            self._learn_looks(prof, image, {o.slot for o in cards})
-        return cards
-
-    def _learn_looks(self, prof: Any, image: np.ndarray, present: set[str | None]) -> None:
-        from calibration.table_render import CARD_BAND_MM
-        from vision.card_looks import band_look
-        from vision.pyramids import rectify
-
-        slots = {s.id: s for s in prof.layout.zone("pyramid").slots}
-        for e in self._expected:
-            cid = e.attr("card")
-            if e.kind != "card" or e.zone != "pyramid" or cid is None or \
-                    cid in self.card_looks or e.slot not in present or e.slot not in slots:
-                continue
-            poly = np.array(slots[e.slot].polygon)
-            (x0, y0), (x1, _) = poly.min(axis=0), poly.max(axis=0)
-            # the card lies about 1 mm inside its slot; its top band is what shows of it
-            band = (float(x0) + 1, float(y0) + 1, float(x1) - 1, float(y0) + 1 + CARD_BAND_MM)
-            top = rectify(image, prof.geometry.homography, band, PIECES_PPM)
-            look = band_look(top, (0, 0, top.shape[1], top.shape[0]), PIECES_PPM,
-                             self._white)
-            if look is not None:
-                self.card_looks[cid] = look
 
     def _die_confidence(self, image: np.ndarray, det: Any, objects: list[Observed]
                         ) -> list[Observed]:
@@ -629,12 +361,6 @@ class TableObserver:
         moved = self.tracker.update(positions)
         lap("zones")
         return Observation(tuple(dice + pieces), seen, None, seq, moved)
-
-
-def _mat(layout: Any) -> np.ndarray:
-    from calibration.pieces_read import mat_raster
-
-    return mat_raster(layout)  # at PIECES_PPM, shared with `read --game` (one raster)
 
 
 _READERS: dict[str, tuple[Any, Any]] = {}
