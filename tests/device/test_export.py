@@ -84,3 +84,27 @@ def test_export_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args:
         code = int(exc.code or 0)
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_export_from_the_phone(tmp_path: Path) -> None:
+    """GET /api/matches/{id}/export: the same files as the command, to download, with the
+    names the players entered on the phone."""
+    from fastapi.testclient import TestClient
+
+    from device.web import create_app
+
+    with TestClient(create_app(SQLiteStore(tmp_path / "p.sqlite"))) as client:
+        mid = client.post("/api/matches", json={"game": "icedice", "players": 2,
+                                                "names": ["Ann", "Bob"]}).json()["id"]
+        client.post(f"/api/matches/{mid}/actions", json={"action": "roll red S"})
+        r = client.get(f"/api/matches/{mid}/export")
+        assert r.status_code == 200 and r.headers["content-type"] == "application/x-ndjson"
+        assert f'filename="dicetable-{mid}.jsonl"' in r.headers["content-disposition"]
+        lines = [json.loads(x) for x in r.text.splitlines()]
+        assert [x["type"] for x in lines] == ["match", "entry", "entry", "result"]
+        r = client.get(f"/api/matches/{mid}/export", params={"format": "bgstats"})
+        assert r.headers["content-disposition"].endswith('.bgsplay"')
+        assert [p["name"] for p in r.json()["players"]] == ["Ann", "Bob"]
+        r = client.get(f"/api/matches/{mid}/export", params={"format": "csv"})
+        assert r.status_code == 422 and r.json()["code"] == "request/invalid"
+        assert client.get("/api/matches/nope/export").status_code == 404

@@ -345,6 +345,9 @@ def test_replay_a_match_to_its_end_and_back(server: tuple[str, Any], page: Any) 
     page.wait_for_function(f"location.hash.endsWith('/{steps - 1}')")
     page.get_by_role("button", name="last entry").click()
     page.wait_for_selector("#r-outcome:has-text('win')")
+    with page.expect_download() as download:  # the play, for BG Stats on the same phone
+        page.get_by_role("link", name="a BG Stats play").click()
+    assert download.value.suggested_filename == f"dicetable-{mid}.bgsplay"
     page.get_by_role("link", name="Open").click()
     page.wait_for_selector("#m-turn:has-text('Match over')")
 

@@ -4,9 +4,10 @@ replay, evidence, and the live WebSocket."""
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+import json
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, Response, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Header, Query, Response, WebSocket, WebSocketDisconnect
 
 from device.web.deps import HubDep, ServiceDep
 from device.web.schemas import (
@@ -20,6 +21,7 @@ from device.web.schemas import (
     UndoIn,
 )
 from device.web.service import ServiceError
+from engine import Match
 
 router = APIRouter(prefix="/api/matches", tags=["matches"])
 
@@ -93,6 +95,29 @@ def replay(match_id: str, service: ServiceDep) -> dict[str, Any]:
 def replay_step(match_id: str, step: int, service: ServiceDep) -> dict[str, Any]:
     """The table, scores and turn after the first ``step`` entries, replayed by the rules."""
     return service.replay_step(match_id, step)
+
+
+@router.get("/{match_id}/export", operation_id="export_match", responses=ERRORS,
+            response_class=Response)
+def export(match_id: str, service: ServiceDep,
+           format: Annotated[Literal["jsonl", "bgstats"], Query(
+               description="jsonl: the log, one entry a line; bgstats: a BG Stats play "
+                           "file (.bgsplay)")] = "jsonl") -> Response:
+    """The match as a file to download (as `dicetable export`)."""
+    from device.export import bgstats, jsonl_lines
+
+    # a copy taken under the match's lock, replayed: the camera may be adding to the match
+    snapshot = Match.from_dict(service.record(match_id))
+    if format == "jsonl":
+        body, kind, ext = "\n".join(jsonl_lines(snapshot, match_id)) + "\n", \
+            "application/x-ndjson", "jsonl"
+    else:
+        played = next((m.created for m in service.store.matches() if m.id == match_id), None)
+        body, kind, ext = json.dumps(bgstats(snapshot, match_id, played_at=played),
+                                     ensure_ascii=False, indent=1), "application/json", \
+            "bgsplay"
+    return Response(body, media_type=kind, headers={
+        "Content-Disposition": f'attachment; filename="dicetable-{match_id}.{ext}"'})
 
 
 @router.get("/{match_id}/live.jpg", operation_id="get_live_picture", responses=ERRORS,

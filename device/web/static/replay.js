@@ -19,6 +19,8 @@ async function showReplay(id, step) {
   }
   $("#r-title").textContent = `Replay: ${index.match_title || index.title}`;
   $("#r-open").href = "#/m/" + id;
+  $("#r-jsonl").href = `/api/matches/${id}/export?format=jsonl`;
+  $("#r-bgstats").href = `/api/matches/${id}/export?format=bgstats`;
   $("#r-slider").max = String(index.steps);
   await goTo(step === null ? r.index.steps : step);
 }
