@@ -424,6 +424,14 @@ def test_lost_connection_and_server_restart(served: Any, page: Any) -> None:
     page.get_by_role("link", name="See the matches").click()
     page.wait_for_selector("#matches li:has-text('No match yet')")
     assert page.locator("#net").is_hidden()
+    # away from a match the page retries by itself too, and refreshes the list
+    served.stop()
+    page.evaluate("location.hash = '#/list'")
+    page.wait_for_selector("#net:has-text('No connection to the table')")
+    served.start()
+    served.app.state.service.create("icedice", 2, {}, None, 1, "after the restart", None)
+    page.wait_for_selector("#matches li:has-text('after the restart')", timeout=20_000)
+    assert page.locator("#net").is_hidden()
 
 
 def test_pyradice_sheet_entry(server: tuple[str, Any], page: Any) -> None:

@@ -17,12 +17,29 @@ function setConnection(ok, text, action = null) {
   if (!ok) banner.replaceChildren(text, action ? " " : "", action || "");
 }
 
+// Away from a match (where the live socket retries), ask the server again now and then, and
+// refresh the list when it answers.
+function retryLater() {
+  if (conn.retry) return;
+  conn.retry = setTimeout(async () => {
+    conn.retry = null;
+    if (!conn.lost || state.ws) return;
+    try {
+      const res = await fetch("/api/health", {cache: "no-store"});
+      if (!res.ok) throw new Error(String(res.status));
+    } catch (e) { retryLater(); return; }
+    setConnection(true);
+    if (!$("#list-view").hidden) showList();
+  }, 4000);
+}
+
 async function api(path, options = {}) {
   let res;
   try {
     res = await fetch(path, {headers: {"Content-Type": "application/json"}, ...options});
   } catch (e) {  // the network, not the server: the table's computer is off or out of reach
     setConnection(false, "No connection to the table. Check the Wi-Fi; retrying…");
+    if (!state.ws) retryLater();
     const err = new Error("No connection to the table: nothing was sent.");
     err.status = 0;
     throw err;
