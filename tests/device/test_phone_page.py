@@ -1,97 +1,16 @@
-"""The phone page in a real browser (Debian's chromium driven by Playwright): start a match,
-see the state change, answer a question, undo — on a phone-sized screen."""
+"""The phone page in a real browser (Debian's chromium driven by Playwright), on a phone-sized
+screen: start a match, see the state change, answer a question, undo; follow the demo
+table; correct a die the camera misread; lose the connection and get it back."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
 import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
+from phone import browser_fixtures, require_browser
 
-from device.enrolment import Enroller
-from device.store import SQLiteStore
-from device.web import create_app
-
-CHROMIUM = os.environ.get("DICETABLE_CHROMIUM") or shutil.which("chromium") or \
-    shutil.which("chromium-browser")
-if os.environ.get("CI") and CHROMIUM is None:  # in CI the browser test must run
-    pytest.fail("CI without chromium: .ci/run should have installed it", pytrace=False)
-sync_api = pytest.importorskip("playwright.sync_api",
-                               reason="playwright is not installed (extra 'dev')")
-if CHROMIUM is None:
-    pytest.skip("no chromium on this machine (.ci/run installs Debian's chromium)",
-                allow_module_level=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Served:
-    """The app served by uvicorn in a thread; it can be stopped and started again on the
-    same port over the same database (a restart, as the phone sees it)."""
-
-    def __init__(self, db: Path, profile: Path) -> None:
-        self.db, self.profile, self.port = db, profile, free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.start()
-
-    def start(self) -> None:
-        import uvicorn
-
-        self.app = create_app(SQLiteStore(self.db), enroller=Enroller(self.profile))
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
-                                log_level="warning")
-        self.srv = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.srv.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.srv.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the server did not start")
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        self.srv.should_exit = True
-        self.thread.join(timeout=10)
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    s = Served(tmp_path / "page.sqlite", tmp_path / "profile.toml")
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def server(served: Served) -> tuple[str, Any]:
-    return served.url, served.app
-
-
-@pytest.fixture
-def page(server: tuple[str, Any]) -> Iterator[Any]:
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"])
-        context = browser.new_context(viewport={"width": 390, "height": 844},
-                                      device_scale_factor=2, is_mobile=True, has_touch=True)
-        pg = context.new_page()
-        errors: list[str] = []
-        pg.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield pg
-        browser.close()
-        assert errors == []
+served, server, page = browser_fixtures(require_browser())
 
 
 def test_new_match_play_answer_undo(server: tuple[str, Any], page: Any) -> None:
@@ -190,40 +109,6 @@ def test_demo_table_live_question_and_undo(server: tuple[str, Any], page: Any) -
     assert service.view(mid)["entries"][-1]["kind"] == "undo"
 
 
-def test_teach_a_die_from_the_phone(server: tuple[str, Any], page: Any, tmp_path: Path) -> None:
-    """Enrolment on the page: photos of one face are sent, the die is listed with its shots;
-    a file that is not a photo is refused with the reason."""
-    import cv2
-
-    from calibration.enrolment import load_enrolled
-    from vision.renderer import CameraPose, DieSpec, Scene, render
-
-    cam = CameraPose(width=320, height=240, fov_deg=60, distance_mm=150)
-    photos = []
-    for k, yaw in enumerate((0.0, 40.0, 75.0)):
-        shot = render(Scene((DieSpec(0.0, 0.0, 6, yaw_deg=yaw),), cam, seed=k)).image
-        photos.append({"name": f"emblem{k}.jpg", "mimeType": "image/jpeg",
-                       "buffer": cv2.imencode(".jpg", shot)[1].tobytes()})
-    url, _ = server
-    page.goto(url + "/")
-    page.get_by_role("button", name="Teach a die").click()
-    page.wait_for_selector("#enrolled li:has-text('No die taught yet')")
-    page.locator("[name=die]").fill("club d6")
-    page.locator("[name=face]").fill("emblem")
-    page.locator("#enrol-base").select_option("d6")
-    page.locator("[name=photos]").set_input_files(photos)
-    page.get_by_role("button", name="Teach").click()
-    page.wait_for_selector("#enrolled li:has-text('club d6')")
-    assert "emblem ×3" in page.locator("#enrolled li", has_text="club d6").inner_text()
-    assert len(load_enrolled(tmp_path / "profile.toml")["club d6"].shots["emblem"]) == 3
-
-    page.locator("[name=photos]").set_input_files(
-        [{"name": "notes.jpg", "mimeType": "image/jpeg", "buffer": b"not a photo" * 20}])
-    page.get_by_role("button", name="Teach").click()
-    page.wait_for_selector("#enrol-status:has-text('notes.jpg')")
-    assert "not an image" in page.locator("#enrol-status").inner_text()
-
-
 def run_demo_until(service: Any, until: Any, seed: int = 5) -> str:
     """Play the demo table (simulated camera) until ``until(view)``; returns the match."""
     from device.demo import DemoTable
@@ -293,107 +178,6 @@ def test_correct_a_die_after_a_demo_roll(server: tuple[str, Any], page: Any) -> 
     assert after["live"] == [] and after["state"]["dice"] is None
 
 
-def test_replay_a_match_to_its_end_and_back(server: tuple[str, Any], page: Any) -> None:
-    """A finished match, from the list: replay opens at its end (the result), steps back to
-    the start and forward entry by entry, the slider jumps, the camera's picture shows."""
-    import random
-
-    import cv2
-    import numpy as np
-
-    from engine import get_game
-
-    url, app = server
-    service = app.state.service
-    game = get_game("icedice")
-    mid = service.create("icedice", 2, {}, None, 1, "Club night", ["Ann", "Bob"])
-    picture = cv2.imencode(".jpg", np.full((60, 80, 3), 200, np.uint8))[1].tobytes()
-    service.accept(mid, [game.parse_action("roll red SM"), game.parse_action("take red M")],
-                   0.9, thumbnail=picture, data={"frame": 1})
-    rng = random.Random(7)
-    while service.view(mid)["outcome"] is None:
-        service.act(mid, game.random_action(service.match(mid).state, rng).to_str(), None)
-    steps = service.view(mid)["version"]
-
-    page.goto(url + "/")
-    page.locator("#matches li", has_text="Club night").get_by_role("link",
-                                                                  name="Replay").click()
-    page.wait_for_selector(f"#r-step:has-text('{steps} / {steps}')")
-    page.wait_for_selector("#r-outcome:has-text('win')")
-    assert page.locator("#r-turn").inner_text() == "Match over"
-    assert page.locator("#r-next").is_disabled()
-
-    page.get_by_role("button", name="first entry").click()
-    page.wait_for_selector("#r-entry:has-text('Start of the match')")
-    assert page.locator("#r-step").inner_text() == f"0 / {steps}"
-    assert page.locator("#r-table .zone:has-text('Counter') .piece").count() == 0
-    page.get_by_role("button", name="next entry").click()  # the names
-    page.get_by_role("button", name="next entry").click()  # the camera's roll
-    page.wait_for_selector("#r-entry:has-text('roll red SM')")
-    page.get_by_role("button", name="next entry").click()  # ...and its take, with a picture
-    page.wait_for_selector("#r-entry:has-text('take red M') img.evidence")
-    assert page.evaluate("document.querySelector('#r-entry img').naturalWidth") == 80
-    page.wait_for_selector("#r-table .zone:has-text('Counter') .piece[title='red M']")
-    assert page.locator("#r-turn").inner_text() == "Ann to play"
-    page.get_by_role("button", name="previous entry").click()
-    page.wait_for_selector(f"#r-step:has-text('2 / {steps}')")
-    page.wait_for_selector("#r-entry:has-text('roll red SM')")
-    assert page.locator("#r-table .zone:has-text('Counter') .piece").count() == 0
-    page.locator("#r-slider").evaluate(
-        f"(s) => {{ s.value = {steps - 1}; s.dispatchEvent(new Event('input')); }}")
-    page.wait_for_selector(f"#r-step:has-text('{steps - 1} / {steps}')")
-    page.wait_for_function(f"location.hash.endsWith('/{steps - 1}')")
-    page.get_by_role("button", name="last entry").click()
-    page.wait_for_selector("#r-outcome:has-text('win')")
-    with page.expect_download() as download:  # the play, for BG Stats on the same phone
-        page.get_by_role("link", name="a BG Stats play").click()
-    assert download.value.suggested_filename == f"dicetable-{mid}.bgsplay"
-    page.get_by_role("link", name="Open").click()
-    page.wait_for_selector("#m-turn:has-text('Match over')")
-
-
-def test_pyramid_dice_cards_with_a_mistake_then_start(server: tuple[str, Any],
-                                                      page: Any) -> None:
-    """The card entry: the example is prefilled with its warning; a wrong number is named
-    next to its field by the engine and stops the start; a removed card is counted; fixed,
-    with the cards entered as they lie, the match starts with them."""
-    url, app = server
-    page.goto(url + "/#/new")
-    page.locator("#game-select").select_option("pyramid_dice")
-    page.wait_for_selector(".card-row[data-row='27']")
-    assert "EXAMPLE — not the box's contents" in page.locator("#cards-box .warning").inner_text()
-
-    page.get_by_label("card 3 number", exact=True).fill("0")
-    row = page.locator(".card-row[data-row='2']")
-    row.locator(".msg:has-text('must be a positive whole number')").wait_for()
-    assert page.get_by_label("card 3 number", exact=True).get_attribute("aria-invalid") == "true"
-    page.get_by_role("button", name="Start").click()
-    page.wait_for_selector("#toast:has-text('The setup has problems')")
-    assert not page.locator("#new-view").is_hidden()
-
-    page.get_by_label("card 3 number", exact=True).fill("33")
-    row.locator(".msg").wait_for(state="hidden")
-    page.get_by_label("remove card 1", exact=True).click()
-    page.wait_for_selector("#cards-box .msg:has-text('20 treasure cards, not 21')")
-    page.get_by_role("button", name="Add a card").click()
-    page.get_by_label("card 28 id", exact=True).fill("t1")
-    page.get_by_label("card 28 number", exact=True).fill("1")
-    page.wait_for_selector("#cards-box .msg:has-text('20 treasure')", state="hidden")
-    assert "21 treasure + 7 god = 28 cards" in page.locator("#card-tally").inner_text()
-
-    page.locator("#placement-on").check()
-    page.get_by_label("card in r7c1", exact=True).wait_for()
-    apex = page.get_by_label("card in r1c1", exact=True).input_value()
-    page.get_by_role("button", name="Start").click()
-    page.wait_for_selector("#m-title:has-text('Pyramid Dice')")
-    mid = page.evaluate("location.hash").split("/")[-1]
-    state = app.state.service.view(mid)["state"]
-    assert {c["id"]: c["number"] for c in state["cards"]}["t3"] == 33
-    assert state["provenance"]["cards"] == "entered by the players"
-    assert state["pyramid"]["r1c1"] == apex
-    page.wait_for_selector("#m-table .card[data-slot='r1c1']")
-
-
 def test_lost_connection_and_server_restart(served: Any, page: Any) -> None:
     """The server goes away: the page says so, an action is not lost silently, and when the
     server is back (restarted over the same database) the page reconnects by itself."""
@@ -432,25 +216,3 @@ def test_lost_connection_and_server_restart(served: Any, page: Any) -> None:
     served.app.state.service.create("icedice", 2, {}, None, 1, "after the restart", None)
     page.wait_for_selector("#matches li:has-text('after the restart')", timeout=20_000)
     assert page.locator("#net").is_hidden()
-
-
-def test_pyradice_sheet_entry(server: tuple[str, Any], page: Any) -> None:
-    """The Pyradice token sheet as a form: an objective's values outside 1–6 get the
-    vocabulary's message on the field; fixed, the entry is sent as the players' own."""
-    url, _ = server
-    page.goto(url + "/#/new")
-    page.locator("#game-select").select_option("pyradice")
-    page.wait_for_selector("#sheet-box .warning:has-text('EXAMPLE')")
-    page.locator("#sheet-box summary", has_text="objectives").click()
-    values = page.get_by_label("objective C6 values", exact=True)
-    values.fill("3, 9")
-    page.wait_for_selector("#sheet-box .msg:has-text('die values 1–6')")
-    assert values.get_attribute("aria-invalid") == "true"
-    values.fill("3, 4")
-    page.wait_for_selector("#sheet-box .msg:has-text('die values')", state="hidden")
-    with page.expect_request("**/api/matches") as sent:
-        page.get_by_role("button", name="Start").click()
-    page.wait_for_selector("#m-title:has-text('Pyradice')")
-    sheet = sent.value.post_data_json["setup"]["sheet"]
-    (c6,) = [d for d in sheet["objectives"] if d["id"] == "C6"]
-    assert c6["values"] == [3, 4] and "provenance" not in c6  # now the players' own
