@@ -5,6 +5,9 @@ gives dice of the requested pixel size, scatters dice on the visible table (spre
 clustered or touching), and gives each die a look drawn from the palette (opaque,
 translucent or marbled; sometimes a symbol in place of the 1 or the 6).
 ``random_render`` adds the camera's faults: blur, noise, JPEG compression.
+With ``typed_rate`` > 0 that share of the dice are catalogued custom dice (IceDice colour and
+size dice, Quarriors dice, skull/emblem d6: ``vision.dietypes``), so a detector trained on
+these scenes finds them too.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import logging
 import numpy as np
 
 from vision.colours import PALETTE
+from vision.dietypes import DieType, catalogue
 from vision.renderer import CameraPose, DieSpec, Lighting, Rendered, Scene, render
 from vision.textures import SYMBOLS, DieLook
 
@@ -68,8 +72,9 @@ def random_camera(rng: np.random.Generator, width: int, height: int, die_px: flo
 
 def random_scene(rng: np.random.Generator, width: int = 640, height: int = 640,
                  n_dice: tuple[int, int] = (1, 25), die_px: tuple[float, float] = (18, 80),
-                 unreadable_rate: float = 0.03) -> Scene:
+                 unreadable_rate: float = 0.03, typed_rate: float = 0.0) -> Scene:
     """A random scene; see the module docstring."""
+    types = _custom_types() if typed_rate > 0 else ()
     size_mm = 16.0
     cam = random_camera(rng, width, height, float(rng.uniform(*die_px)), size_mm)
     n = int(rng.integers(n_dice[0], n_dice[1] + 1))
@@ -108,13 +113,21 @@ def random_scene(rng: np.random.Generator, width: int = 640, height: int = 640,
             yaw = float(rng.uniform(-5, 5))  # touching dice must be aligned not to intersect
         cock = float(rng.uniform(25, 45)) if rng.random() < unreadable_rate else 0.0
         placed.append(p)
+        # No draw at all when typed_rate is 0: the pip-only scenes of a seed stay as they were.
+        dtype = types[int(rng.integers(len(types)))] if types and rng.random() < typed_rate \
+            else None
         dice.append(DieSpec(x_mm=float(p[0]), y_mm=float(p[1]), value=int(rng.integers(1, 7)),
                             yaw_deg=yaw, look=random_look(rng, family), size_mm=size_mm,
-                            cock_deg=cock))
+                            cock_deg=cock, die_type=dtype))
     light = Lighting(azimuth_deg=float(rng.uniform(0, 360)),
                      elevation_deg=float(rng.uniform(35, 88)),
                      ambient=float(rng.uniform(0.4, 0.8)), shadow=float(rng.uniform(0.1, 0.5)))
     return Scene(dice=tuple(dice), camera=cam, lighting=light, seed=int(rng.integers(1 << 30)))
+
+
+def _custom_types() -> tuple[DieType, ...]:
+    """The catalogued types that are not plain pip d6 (those are drawn from random looks)."""
+    return tuple(t for n, t in sorted(catalogue().items()) if n != "d6")
 
 
 def random_render(rng: np.random.Generator, **scene_kwargs: object) -> tuple[Scene, Rendered]:

@@ -20,12 +20,18 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.classifier import CROP_PX, NOT_A_DIE, crop_dice
+from vision.detections import FACE_SYMBOL, FACE_UNREADABLE
 from vision.detector import preprocess_image
+from vision.renderer import Rendered, Scene
 from vision.scenes import random_render
 
 logger = logging.getLogger(__name__)
 
 SIZES = ((640, 640), (640, 480), (480, 640), (800, 600), (512, 512))
+#: Share of synthetic scenes that also hold catalogued custom dice, and their share of the
+#: dice in such a scene (the detector must find IceDice / Quarriors / skull dice too).
+TYPED_SCENES = 0.25
+TYPED_RATE = 0.35
 
 
 @dataclass
@@ -91,68 +97,48 @@ def samples_from_image(image: np.ndarray, boxes: np.ndarray, classes: np.ndarray
     return s
 
 
-def _synthetic_one(seed: int) -> Samples:
+def classifier_classes(scene: Scene, r: Rendered) -> np.ndarray:
+    """The classifier's class of each rendered die.
+
+    A custom die's face counts as its pip value when it shows pips and as a symbol
+    otherwise (a colour, a pictogram, a Quarriors face): the pip reader reports it as a symbol.
+    """
+    out = r.face_class.copy()
+    for k, i in enumerate(r.die_index):
+        dtype = scene.dice[int(i)].die_type
+        if dtype is None or out[k] == FACE_UNREADABLE:
+            continue
+        face = dtype.faces[scene.dice[int(i)].value - 1]
+        pips = face.look_dict().get("kind") == "pips" and face.label.isdigit()
+        out[k] = int(face.label) - 1 if pips else FACE_SYMBOL
+    return out
+
+
+def _synthetic_one(job: tuple[int, int]) -> Samples:
+    seed, size = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     w, h = SIZES[int(rng.integers(len(SIZES)))]
     die_px = (14, 60) if rng.random() < 0.7 else (30, 130)
-    _, r = random_render(rng, width=w, height=h, die_px=die_px, n_dice=(1, 30))
-    return samples_from_image(r.image, r.boxes.astype(np.float64), r.face_class, rng, 2, 4)
+    typed = TYPED_RATE if rng.random() < TYPED_SCENES else 0.0
+    scene, r = random_render(rng, width=w, height=h, die_px=die_px, n_dice=(1, 30),
+                             typed_rate=typed)
+    return samples_from_image(r.image, r.boxes.astype(np.float64), classifier_classes(scene, r),
+                              rng, 2, 4, size)
 
 
-def synthetic(n_scenes: int, seed: int, workers: int = 2) -> Samples:
-    """Samples from ``n_scenes`` random scenes; scene i uses seed (seed, i)."""
+def synthetic(n_scenes: int, seed: int, workers: int = 2, size: int = CROP_PX) -> Samples:
+    """Samples from ``n_scenes`` random scenes; scene i uses seed (seed, i).
+
+    Crops are cut at ``size`` px from the full-resolution render (as the reader cuts them).
+    """
     seeds = [int(np.random.SeedSequence([seed, i]).generate_state(1)[0]) for i in range(n_scenes)]
     out = Samples()
     with Pool(workers) as pool:
-        for s in tqdm(pool.imap(_synthetic_one, seeds, chunksize=8), total=n_scenes,
+        for s in tqdm(pool.imap(_synthetic_one, [(sd, size) for sd in seeds], chunksize=8),
+                      total=n_scenes,
                       desc="synthetic scenes", unit="scene"):
             out.extend(s)
-    return out
-
-
-def scene_classes(syn: Samples, crops_per_die: int = 2) -> list[np.ndarray]:
-    """Each synthetic scene's die classes, read back from the crop labels' layout.
-
-    ``samples_from_image`` lays out each scene as ``crops_per_die`` rounds of its dice, then
-    its background ('not a die') crops; dice are never labelled 'not a die'.
-    """
-    out, pos = [], 0
-    for boxes in syn.det_boxes:
-        n = len(boxes)
-        cls = np.array(syn.labels[pos:pos + n], np.int64)
-        if n and (len(cls) < n or (cls == NOT_A_DIE).any()):
-            raise ValueError("synthetic samples do not have the expected layout")
-        out.append(cls)
-        pos += crops_per_die * n
-        while pos < len(syn.labels) and syn.labels[pos] == NOT_A_DIE:
-            pos += 1
-    if pos != len(syn.labels):
-        raise ValueError("synthetic samples do not have the expected layout")
-    return out
-
-
-def recut(syn: Samples, size: int, seed: int, crops_per_die: int = 2, bg_per_image: int = 4
-          ) -> Samples:
-    """The synthetic scenes' classifier crops cut again at ``size`` px.
-
-    Cut from the cached detector images (the render letterboxed to 512 px, so at 0.64-1x of
-    the render's resolution), so a new crop size needs no new rendering.
-    """
-    rng = np.random.default_rng([seed, size])
-    out = Samples()
-    for img, boxes, cls in tqdm(list(zip(syn.det_images, syn.det_boxes, scene_classes(syn),
-                                         strict=True)), desc=f"crops at {size} px", unit="scene"):
-        b = boxes.astype(np.float64)
-        s = Samples(det_images=[img], det_boxes=[boxes])
-        for _ in range(crops_per_die):
-            s.crops += list(crop_dice(img, jitter_boxes(b, rng), size))
-            s.labels += [int(c) for c in cls]
-        bg = background_boxes(img.shape, b, bg_per_image, rng)
-        if len(bg):
-            s.crops += list(crop_dice(img, bg, size))
-            s.labels += [NOT_A_DIE] * len(bg)
-        out.extend(s)
     return out
 
 

@@ -10,7 +10,7 @@ import onnx
 import torch
 from torch import nn
 
-from models.training.nets import DetectorExport, DiceDetector, FaceClassifier
+from models.training.nets import DetectorExport, DiceDetector
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +18,7 @@ logger = logging.getLogger(__name__)
 class _Tempered(nn.Module):
     """Logits divided by the fitted temperature, so softmax gives calibrated probabilities."""
 
-    def __init__(self, net: FaceClassifier, temperature: float) -> None:
+    def __init__(self, net: nn.Module, temperature: float) -> None:
         super().__init__()
         self.net = net
         self.register_buffer("inv_t", torch.tensor(1.0 / temperature))
@@ -39,7 +39,7 @@ def _export(module: nn.Module, example: torch.Tensor, path: Path, inputs: list[s
     logger.info("wrote %s (%d bytes)", path, path.stat().st_size)
 
 
-def export_classifier(net: FaceClassifier, temperature: float, path: Path) -> None:
+def export_classifier(net: nn.Module, temperature: float, path: Path) -> None:
     _export(_Tempered(net, temperature), torch.zeros(1, 3, net.crop_px, net.crop_px), path,
             ["crops"],
             ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})

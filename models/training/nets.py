@@ -85,3 +85,39 @@ class FaceClassifier(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(torch.flatten(self.features(x), 1))
+
+
+class _Residual(nn.Module):
+    """Two 3x3 conv/BN layers with an identity shortcut (He et al. 2016)."""
+
+    def __init__(self, ch: int) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            _cbr(ch, ch), nn.Conv2d(ch, ch, 3, padding=1, bias=False), nn.BatchNorm2d(ch))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.relu(x + self.body(x))
+
+
+class PoolFaceClassifier(nn.Module):
+    """Crop (B, 3, S, S) in [0, 1] -> logits; residual stages and global average pooling.
+
+    Pooling over the whole 1/8-scale map makes the features the same for any turn of the
+    face (pips are counted, not placed), and lets S (a multiple of 8) be anything.
+    """
+
+    def __init__(self, n_classes: int = 9, width: int = 24, crop_px: int = 48,
+                 stem: int = 0) -> None:
+        super().__init__()
+        w = width
+        first = [_cbr(3, stem), _cbr(stem, w, 2)] if stem else [_cbr(3, w, 2)]
+        self.features = nn.Sequential(
+            *first, _Residual(w),                               # 1/2: pips are 3-5 px here
+            _cbr(w, 2 * w, 2), _Residual(2 * w),                # 1/4
+            _cbr(2 * w, 4 * w, 2), _Residual(4 * w),            # 1/8
+        )
+        self.crop_px = crop_px
+        self.fc = nn.Linear(4 * w, n_classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.features(x).mean(dim=(2, 3)))

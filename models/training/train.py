@@ -30,7 +30,6 @@ from models.training.dataset import (
     Samples,
     hard_negatives,
     real_train,
-    recut,
     synthetic,
     val_photo_names,
 )
@@ -49,18 +48,19 @@ from vision.onnx_models import CLASSIFIER_FILE, CLASSIFIER_FLOAT_FILE, DETECTOR_
 logger = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
 #: Bump when the renderer or the sample format changes (invalidates runs/cache).
-DATA_VERSION = 2
+DATA_VERSION = 3
 
 
 def _load_data(args: argparse.Namespace) -> tuple[Samples, Samples]:
     # The key names the renderer version too: a renderer change must not reuse old pixels.
-    cache = REPO / "runs" / "cache" / f"data_v{DATA_VERSION}_seed{args.seed}_n{args.scenes}.pkl"
+    cache = REPO / "runs" / "cache" / (f"data_v{DATA_VERSION}_seed{args.seed}_n{args.scenes}"
+                                       f"_px{args.crop_px}.pkl")
     if cache.exists():
         print(f"using cached data {cache}", file=sys.stderr)
         with open(cache, "rb") as f:
             syn, _ = pickle.load(f)
     else:
-        syn = synthetic(args.scenes, args.seed)
+        syn = synthetic(args.scenes, args.seed, size=args.crop_px)
         cache.parent.mkdir(parents=True, exist_ok=True)
         with open(cache, "wb") as f:
             pickle.dump((syn, Samples()), f, protocol=pickle.HIGHEST_PROTOCOL)
@@ -74,6 +74,11 @@ def _with(base: Samples, extra: Samples) -> Samples:
     """Crops of both (detector samples of base only)."""
     return Samples(base.det_images, base.det_boxes, base.crops + extra.crops,
                    base.labels + extra.labels)
+
+
+def float_classifier_path(out: Path) -> Path:
+    """Where training leaves the float classifier: under runs/, since only int8 ships."""
+    return REPO / "runs" / "float" / out.resolve().name / CLASSIFIER_FLOAT_FILE
 
 
 def _split(n: int, frac: float, rng: np.random.Generator) -> np.ndarray:
@@ -101,14 +106,16 @@ def main(argv: list[str] | None = None) -> int:
                          "on (40 in the recipe experiments): models.training.validate scores "
                          "them; 0 (all 200 photos) makes the shipped models")
     ap.add_argument("--width", type=int, default=24, help="classifier width")
-    ap.add_argument("--crop-px", type=int, default=32,
+    ap.add_argument("--arch", choices=("pool", "plain"), default="pool",
+                    help="classifier design (nets.PoolFaceClassifier / nets.FaceClassifier)")
+    ap.add_argument("--crop-px", type=int, default=48,
                     help="classifier input size (multiple of 8); cached synthetic crops of "
                          "another size are re-cut from the cached scenes")
     ap.add_argument("--label-smoothing", type=float, default=0.0)
     ap.add_argument("--strong-aug", action="store_true",
                     help="classifier augmentation with colour cast and gamma")
     ap.add_argument("--out", type=Path, default=REPO / "models")
-    ap.add_argument("--stage", choices=("all", "classifier", "detector"), default="all",
+    ap.add_argument("--stage", choices=("all", "classifier", "detector", "data"), default="all",
                     help="train only one model (two stages can run side by side)")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (1 is fastest on a shared 2-core machine)")
@@ -118,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     t0 = time.time()
     syn, real = _load_data(args)
+    if args.stage == "data":
+        return 0
     rng = np.random.default_rng(args.seed)
 
     args.out.mkdir(parents=True, exist_ok=True)
@@ -138,8 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     # Read the record only now: the other stage may have written it while this one trained.
     record_path = args.out / "dice_reader.json"
     record = {**(json.loads(record_path.read_text()) if record_path.exists() else {}), **record}
-    names = [n for n in (DETECTOR_FILE, CLASSIFIER_FLOAT_FILE, CLASSIFIER_FILE)
-             if (args.out / n).exists()]
+    names = [n for n in (DETECTOR_FILE, CLASSIFIER_FILE) if (args.out / n).exists()]
     record["files"] = {name: _sha256(args.out / name) for name in names}
     record_path.write_text(json.dumps(record, indent=2) + "\n")
     update_sha256sums(args.out, record["files"])
@@ -149,8 +157,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
                       rng: np.random.Generator) -> dict:
-    if syn.crops and syn.crops[0].shape[0] != args.crop_px:
-        syn = recut(syn, args.crop_px, args.seed)
     detector = args.out / DETECTOR_FILE
     size = args.crop_px
     if detector.exists():
@@ -173,7 +179,7 @@ def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
           f" {int(held.sum())} held out", file=sys.stderr)
     cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs, args.seed,
                            n_classes, width=args.width, label_smoothing=args.label_smoothing,
-                           strong_aug=args.strong_aug)
+                           strong_aug=args.strong_aug, arch=args.arch)
     val_logits = logits_of(cls, crops[held])
     temperature = fit_temperature(val_logits, labels[held])
     p_raw = torch.softmax(val_logits, 1).numpy()
@@ -188,17 +194,21 @@ def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
         "ece_after": ece(p_cal, labels[held]),
     }
     print(json.dumps(metrics), file=sys.stderr)
-    export_classifier(cls, temperature, args.out / CLASSIFIER_FLOAT_FILE)
-    quantize(args.out / CLASSIFIER_FLOAT_FILE, args.out / CLASSIFIER_FILE,
+    float_path = float_classifier_path(args.out)
+    float_path.parent.mkdir(parents=True, exist_ok=True)
+    export_classifier(cls, temperature, float_path)
+    quantize(float_path, args.out / CLASSIFIER_FILE,
              calibration_crops(args.seed, exclude=val_photo_names(args.val_photos, args.seed),
                                size=args.crop_px))
     return {"classifier": metrics, "cls_epochs": args.cls_epochs, "cls_width": args.width,
+            "cls_arch": args.arch,
             "crop_px": args.crop_px,
             "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug,
             "classifier_command": "python -m models.training.train --stage classifier "
                                   f"--seed {args.seed} --scenes {args.scenes} "
                                   f"--cls-epochs {args.cls_epochs} --real-share {args.real_share} "
                                   f"--val-photos {args.val_photos} --width {args.width} "
+                                  f"--arch {args.arch} "
                                   f"--crop-px {args.crop_px} "
                                   f"--label-smoothing {args.label_smoothing}"
                                   + (" --strong-aug" if args.strong_aug else "")}

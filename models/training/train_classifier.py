@@ -16,7 +16,7 @@ import torch
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from models.training.nets import FaceClassifier
+from models.training.nets import FaceClassifier, PoolFaceClassifier
 
 logger = logging.getLogger(__name__)
 
@@ -64,12 +64,18 @@ def logits_of(net: torch.nn.Module, crops: np.ndarray, batch: int = 1024) -> tor
 
 def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray, epochs: int,
                      seed: int, n_classes: int, batch: int = 256, width: int = 24,
-                     label_smoothing: float = 0.0, strong_aug: bool = False) -> FaceClassifier:
-    """Train on uint8 crops (N, 32, 32, 3); ``weights`` set how often each crop is drawn."""
+                     label_smoothing: float = 0.0, strong_aug: bool = False,
+                     arch: str = "pool") -> torch.nn.Module:
+    """Train on uint8 crops (N, S, S, 3); ``weights`` set how often each crop is drawn.
+
+    ``arch``: "pool" (residual, global pooling: ``nets.PoolFaceClassifier``) or "plain" (the
+    first shipped design, ``nets.FaceClassifier``).
+    """
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = FaceClassifier(n_classes=n_classes, width=width, crop_px=crops.shape[1])
+    make = {"pool": PoolFaceClassifier, "plain": FaceClassifier}[arch]
+    net = make(n_classes=n_classes, width=width, crop_px=crops.shape[1])
     net = net.to(memory_format=torch.channels_last)
     steps_per_epoch = len(crops) // batch
     total = epochs * steps_per_epoch

@@ -119,20 +119,22 @@ def test_strong_augment_keeps_shape_and_range() -> None:
     assert y.shape == x.shape and float(y.min()) >= 0 and float(y.max()) <= 1
 
 
-def test_synthetic_crops_can_be_cut_again_at_another_size() -> None:
-    from models.training.dataset import Samples, recut, samples_from_image, scene_classes
+def test_custom_dice_faces_are_symbols_unless_they_show_pips() -> None:
+    from models.training.dataset import classifier_classes
+    from vision.detections import FACE_SYMBOL
+    from vision.dietypes import get_type
+    from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
 
-    rng = np.random.default_rng(0)
-    syn = Samples()
-    for n in (2, 1, 3):
-        img = rng.integers(0, 255, (200, 240, 3)).astype(np.uint8)
-        boxes = np.array([[20.0 + 60 * i, 30.0, 60.0 + 60 * i, 70.0] for i in range(n)])
-        syn.extend(samples_from_image(img, boxes, np.arange(n) % 8, rng, 2, 4))
-    classes = scene_classes(syn)
-    assert [c.tolist() for c in classes] == [[0, 1], [0], [0, 1, 2]]
-    again = recut(syn, 40, 0)
-    assert again.crops[0].shape == (40, 40, 3)
-    assert [c.tolist() for c in scene_classes(again)] == [c.tolist() for c in classes]
+    cam = CameraPose(width=320, height=240, fov_deg=60, target_mm=(0.0, 0.0),
+                     distance_mm=250.0)
+    dice = (DieSpec(-40.0, 0.0, 3, die_type=get_type("icedice-size")),
+            DieSpec(0.0, 0.0, 4, die_type=get_type("d6-skull1")),
+            DieSpec(40.0, 0.0, 1, die_type=get_type("d6-skull1")),
+            DieSpec(0.0, 40.0, 5))
+    scene = Scene(dice=dice, camera=cam, lighting=Lighting(), seed=1)
+    r = render(scene)
+    got = dict(zip(r.die_index.tolist(), classifier_classes(scene, r).tolist(), strict=True))
+    assert got == {0: FACE_SYMBOL, 1: 3, 2: FACE_SYMBOL, 3: 4}
 
 
 def test_validation_photos_are_seeded_train_photos() -> None:
