@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DETECTOR_FILE = "dice_detector_202611.onnx"
-#: The reader runs the int8 classifier; the float one is what training exports.
+#: The reader runs the int8 classifier; the float one training quantises it from stays under
+#: runs/float (not shipped).
 CLASSIFIER_FLOAT_FILE = "dice_classifier_202611.onnx"
 CLASSIFIER_FILE = "dice_classifier_202611_int8.onnx"
 

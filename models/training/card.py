@@ -21,7 +21,7 @@ from models.training.dataset import shared_dir
 from models.training.validate import val_items
 from vision.bench import bench_frames, run_bench
 from vision.evaluate import evaluate, list_dataset
-from vision.onnx_models import CLASSIFIER_FILE, CLASSIFIER_FLOAT_FILE, DETECTOR_FILE
+from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
 
 HERE = Path(__file__).resolve().parent
 #: Validation photos of the recipe experiments (``train --val-photos``).
@@ -54,7 +54,6 @@ def main(argv: list[str] | None = None) -> int:
     cls = record["classifier"]
     fills = {
         "DETSIZE": f"{(args.models / DETECTOR_FILE).stat().st_size / 1e6:.2f} MB",
-        "CLSSIZE": f"{(args.models / CLASSIFIER_FLOAT_FILE).stat().st_size / 1e6:.2f} MB",
         "INTSIZE": f"{(args.models / CLASSIFIER_FILE).stat().st_size / 1e6:.2f} MB",
         "SCENES": str(record["scenes"]),
         "REALSHARE": f"real photos {record['real_share']:.0%} of the draws, synthetic the rest",

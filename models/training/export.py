@@ -52,10 +52,15 @@ def export_detector(net: DiceDetector, path: Path) -> None:
              "peak": {0: "n", 2: "gh", 3: "gw"}, "geom": {0: "n", 2: "gh", 3: "gw"}})
 
 
-def update_sha256sums(folder: Path, digests: dict[str, str]) -> None:
-    """Set these files' lines in ``folder/SHA256SUMS``, keeping other models' lines."""
+def update_sha256sums(folder: Path, digests: dict[str, str], drop: tuple[str, ...] = ()
+                      ) -> None:
+    """Set these files' lines in ``folder/SHA256SUMS``, keeping other models' lines.
+
+    Lines of the files named in ``drop`` (no longer shipped) are removed.
+    """
     path = folder / "SHA256SUMS"
     lines = path.read_text().splitlines() if path.exists() else []
-    kept = {ln.split()[1]: ln.split()[0] for ln in lines if len(ln.split()) == 2}
+    kept = {ln.split()[1]: ln.split()[0] for ln in lines
+            if len(ln.split()) == 2 and ln.split()[1] not in drop}
     kept.update(digests)
     path.write_text("".join(f"{h}  {n}\n" for n, h in sorted(kept.items())))

@@ -7,7 +7,8 @@ Usage::
 Calibrates activation ranges on crops of the real-dice *train* split (synthetic crops when the
 shared data are absent) and writes ``dice_classifier_<date>_int8.onnx`` into ``--models``
 from the float model training left under ``runs/float`` (only int8 ships): about 4x smaller
-and 3x faster on one x86 core, with the accuracy the model card reports. Updates ``SHA256SUMS`` and the training record.
+and 3x faster on one x86 core, with the accuracy the model card reports. Updates
+``SHA256SUMS`` and the training record.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Training of the die-face classifier and its temperature (calibration).
 
-Crops are uint8 32x32 BGR from ``dataset``; augmentation is done per batch in torch:
-dihedral flips/rotations (a face's value does not change under them), colour-channel
-shuffles and inversion (a new body/pip colour pair), brightness/contrast, blur and noise.
+Crops are uint8 SxS BGR (S = --crop-px) from ``dataset``; augmentation is done per batch in
+torch: dihedral flips/rotations (a face's value does not change under them), colour-channel
+shuffles and inversion (a new body/pip colour pair), brightness/contrast, blur and noise, and
+optionally specular highlight streaks (``highlights``).
 The temperature is fitted on held-out crops by minimising the NLL (Guo et al. 2017) and
 the expected calibration error (ECE, 15 bins) is reported before and after.
 """
@@ -21,8 +22,35 @@ from models.training.nets import FaceClassifier, PoolFaceClassifier
 logger = logging.getLogger(__name__)
 
 
-def augment(x: torch.Tensor, gen: torch.Generator, strong: bool = False) -> torch.Tensor:
-    """x: (B, 3, H, W) float in [0, 1] -> augmented copy (``strong``: + colour cast, gamma)."""
+def highlights(x: torch.Tensor, gen: torch.Generator, rate: float) -> torch.Tensor:
+    """Soft white streaks on a share ``rate`` of the crops: the lamp's reflection on a glossy
+    die, which on dark dice looks much like a light pip (a smoky 1 read as a 2)."""
+    b, _, h, w = x.shape
+    pick = torch.rand(b, generator=gen) < rate
+    n = int(pick.sum())
+    if n == 0:
+        return x
+    yy, xx = torch.meshgrid(torch.linspace(0, 1, h), torch.linspace(0, 1, w), indexing="ij")
+    c = torch.empty(n, 2).uniform_(0.2, 0.8, generator=gen)
+    ang = torch.empty(n).uniform_(0, 3.1416, generator=gen)
+    long = torch.empty(n).uniform_(0.04, 0.18, generator=gen)
+    thin = long * torch.empty(n).uniform_(0.15, 0.6, generator=gen)
+    dx, dy = xx[None] - c[:, 0, None, None], yy[None] - c[:, 1, None, None]
+    cos, sin = torch.cos(ang)[:, None, None], torch.sin(ang)[:, None, None]
+    u, v = dx * cos + dy * sin, -dx * sin + dy * cos
+    blob = torch.exp(-0.5 * ((u / long[:, None, None]) ** 2 + (v / thin[:, None, None]) ** 2))
+    amp = torch.empty(n, 1, 1).uniform_(0.3, 0.9, generator=gen)
+    out = x.clone()
+    out[pick] = x[pick] + (1 - x[pick]) * (amp * blob)[:, None]
+    return out
+
+
+def augment(x: torch.Tensor, gen: torch.Generator, strong: bool = False,
+            gloss: float = 0.0) -> torch.Tensor:
+    """x: (B, 3, H, W) float in [0, 1] -> augmented copy (``strong``: + colour cast, gamma;
+    ``gloss``: share of crops given a specular highlight)."""
+    if gloss > 0:
+        x = highlights(x, gen, gloss)
     b = x.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=gen))
     x = torch.rot90(x, k, dims=(2, 3))
@@ -65,7 +93,7 @@ def logits_of(net: torch.nn.Module, crops: np.ndarray, batch: int = 1024) -> tor
 def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray, epochs: int,
                      seed: int, n_classes: int, batch: int = 256, width: int = 24,
                      label_smoothing: float = 0.0, strong_aug: bool = False,
-                     arch: str = "pool") -> torch.nn.Module:
+                     arch: str = "pool", gloss: float = 0.0) -> torch.nn.Module:
     """Train on uint8 crops (N, S, S, 3); ``weights`` set how often each crop is drawn.
 
     ``arch``: "pool" (residual, global pooling: ``nets.PoolFaceClassifier``) or "plain" (the
@@ -89,7 +117,7 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
     correct = seen = 0
     for step in bar:
         idx = rng.choice(len(crops), batch, p=p)
-        x = augment(_to_tensor(crops[idx]), gen, strong_aug)
+        x = augment(_to_tensor(crops[idx]), gen, strong_aug, gloss)
         x = x.contiguous(memory_format=torch.channels_last)
         y = y_all[idx]
         out = net(x)

@@ -82,7 +82,7 @@ def custom_dice_check(reader: DiceReader, n_scenes: int) -> dict:
                                  typed_rate=0.5)
         cls = classifier_classes(scene, r)
         det = reader.read(r.image)
-        pairs = dict((j, p) for p, j in match(det.xyxy, r.boxes.astype(np.float64)))
+        pairs = {j: p for p, j in match(det.xyxy, r.boxes.astype(np.float64))}
         for j, i_die in enumerate(r.die_index):
             kind = "pip" if scene.dice[int(i_die)].die_type is None else "custom"
             found[kind][1] += 1
