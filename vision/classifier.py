@@ -18,7 +18,8 @@ from vision.onnx_models import CLASSIFIER_FILE, model_path, open_session
 
 logger = logging.getLogger(__name__)
 
-CROP_PX = 32
+#: The shipped classifier reads 48-px crops: about a real photo's own pixels for a 40-50 px die.
+CROP_PX = 48
 #: The crop is this much larger than the die's box, so a slightly-off box still holds the die.
 CROP_MARGIN = 1.15
 NOT_A_DIE = NUM_FACE_CLASSES  # index of the extra class

@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="classifier input size (multiple of 8); cached synthetic crops of "
                          "another size are re-cut from the cached scenes")
     ap.add_argument("--label-smoothing", type=float, default=0.0)
-    ap.add_argument("--gloss", type=float, default=0.0,
+    ap.add_argument("--gloss", type=float, default=0.25,
                     help="share of classifier crops given a specular highlight streak")
     ap.add_argument("--strong-aug", action="store_true",
                     help="classifier augmentation with colour cast and gamma")

@@ -13,8 +13,8 @@ torch = pytest.importorskip("torch", reason="torch is not installed (extra 'trai
 pytest.importorskip("onnx", reason="onnx is not installed (extra 'train')")
 
 from models.training.export import export_classifier, export_detector  # noqa: E402
-from models.training.nets import DiceDetector, FaceClassifier  # noqa: E402
-from models.training.train_classifier import augment, ece, fit_temperature  # noqa: E402
+from models.training.nets import DiceDetector, FaceClassifier, PoolFaceClassifier  # noqa: E402
+from models.training.train_classifier import augment, ece, fit_temperature, highlights  # noqa: E402,E501
 from models.training.train_detector import make_targets, sample_window  # noqa: E402
 from vision.classifier import FaceClassifier as OnnxClassifier  # noqa: E402
 from vision.detections import NUM_FACE_CLASSES  # noqa: E402
@@ -111,6 +111,22 @@ def test_classifier_takes_other_crop_sizes(tmp_path: Path) -> None:
     img = np.random.default_rng(0).integers(0, 255, (120, 160, 3)).astype(np.uint8)
     crops = cls.preprocess(img, np.array([[10.0, 10.0, 50.0, 48.0]]))
     assert crops.shape == (1, 40, 40, 3)
+
+
+def test_pooling_classifier_exports_at_48_px(tmp_path: Path) -> None:
+    net = PoolFaceClassifier(n_classes=9, width=8, crop_px=48).eval()
+    x = torch.rand(2, 3, 48, 48)
+    assert net(x).shape == (2, 9)
+    export_classifier(net, 1.0, tmp_path / "p48.onnx")
+    assert OnnxClassifier(tmp_path / "p48.onnx").crop_px == 48
+
+
+def test_highlights_only_brighten_the_chosen_crops() -> None:
+    x = torch.full((64, 3, 24, 24), 0.3)
+    y = highlights(x, torch.Generator().manual_seed(1), 0.5)
+    lit = (y - x).flatten(1).amax(1) > 0.05
+    assert 10 < int(lit.sum()) < 54, "about half the crops get a highlight"
+    assert float((y - x).min()) >= 0 and float(y.max()) <= 1
 
 
 def test_strong_augment_keeps_shape_and_range() -> None:

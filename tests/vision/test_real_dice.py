@@ -11,8 +11,9 @@ from pathlib import Path
 from vision.evaluate import evaluate, list_dataset
 
 # Measured with the shipped models (models/dice_reader.md); floors leave a small margin.
-TEST_FLOOR = {"detected_recall": 0.985, "precision": 0.98, "value_accuracy": 0.955,
-              "read_accuracy": 0.955, "image_exact": 0.74}
+# Test split: recall 1.0, precision 0.9968, value and read accuracy 0.9708, image_exact 0.86.
+TEST_FLOOR = {"detected_recall": 0.99, "precision": 0.985, "value_accuracy": 0.965,
+              "read_accuracy": 0.965, "image_exact": 0.84}
 
 
 def test_real_test_split_meets_its_floor(real_dice: Path, reader) -> None:  # noqa: ANN001
@@ -23,9 +24,10 @@ def test_real_test_split_meets_its_floor(real_dice: Path, reader) -> None:  # no
 
 
 def test_all_250_photos_meet_their_floor(real_dice: Path, reader) -> None:  # noqa: ANN001
-    # 200 of these photos were used in training: a floor against regressions, not a test score.
+    # 160 of these photos were used in training: a floor against regressions, not a test score.
+    # Measured: recall 0.9989, read accuracy 0.9866, image_exact 0.90.
     metrics = evaluate(list_dataset(real_dice), reader.read)
     assert metrics["images"] == 250 and metrics["dice"] == 1795
-    assert metrics["detected_recall"] >= 0.985
-    assert metrics["read_accuracy"] >= 0.97
-    assert metrics["image_exact"] >= 0.8
+    assert metrics["detected_recall"] >= 0.995
+    assert metrics["read_accuracy"] >= 0.982
+    assert metrics["image_exact"] >= 0.88
