@@ -39,8 +39,10 @@ def test_enrolled_skull_reads_as_its_value(tmp_path: Path, cli: Cli) -> None:
                    DieSpec(35.0, -15.0, 4, yaw_deg=-30.0)), seed=1, light=160.0)
     code, out, err = cli("read", table, "--json")
     before = sorted(json.loads(out)[0]["dice"], key=lambda d: d["center"][0])
-    # the pip classifier alone misses the skull's meaning (here: two eyes and a mouth, a 3)
-    assert code == 0 and len(before) == 2 and before[0]["value"] != 1
+    # the pip classifier alone does not know the skull's meaning: it flags a symbol (its value
+    # only a guess) or reads the skull's marks as pips (two eyes and a mouth, a 3)
+    assert code == 0 and len(before) == 2
+    assert before[0]["symbol"] or before[0]["value"] != 1
 
     code, out, err = cli("read", table, "--json", "--profile", str(profile))
     assert code == 0, err
