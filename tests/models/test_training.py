@@ -19,6 +19,7 @@ from models.training.train_detector import make_targets, sample_window  # noqa: 
 from vision.classifier import FaceClassifier as OnnxClassifier  # noqa: E402
 from vision.detections import NUM_FACE_CLASSES  # noqa: E402
 from vision.detector import DiceDetector as OnnxDetector  # noqa: E402
+from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
@@ -93,7 +94,9 @@ def test_shipped_models_match_their_checksums_and_budget() -> None:
     for name, digest in sums.items():
         assert hashlib.sha256((MODELS / name).read_bytes()).hexdigest() == digest, name
     ours = json.loads((MODELS / "dice_reader.json").read_text())["files"]
-    assert len(ours) == 3
+    # The detector and the int8 classifier (the float classifier is not shipped).
+    assert set(ours) == {DETECTOR_FILE, CLASSIFIER_FILE}
+    assert sum((MODELS / n).stat().st_size for n in ours) <= 1_300_000, "dice reader over budget"
     card = (MODELS / "dice_reader.md").read_text()
     for name, digest in ours.items():
         assert sums[name] == digest
