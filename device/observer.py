@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from device.observer_pieces import PIECE_ZONES, PIECES_PPM, PiecesReading, _mat
-from device.observer_zones import _norm
+from device.observer_zones import DICE_CELL_MM, DICE_PPM, _norm
 from engine.observation import Observation, Observed
 from vision.frame import Frame
 
@@ -340,7 +340,8 @@ class TableObserver(PiecesReading):
             # Dice that did not move are not read again (most moves take a piece or a card)
             poly = np.concatenate([np.array(layout.zone(z).polygon) for z in dice_zones])
             region = tuple(float(v) for v in (*poly.min(axis=0), *poly.max(axis=0)))
-            dice = list(self._cached("dice", prof, image, region, read_dice))
+            dice = list(self._cached("dice", prof, image, region, read_dice, ppm=DICE_PPM,
+                                     cell_mm=DICE_CELL_MM))
         readable = READ_ZONES.get(self.game)
         pieces: list[Observed] = []
         if layout.game == "icedice":

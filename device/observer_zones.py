@@ -24,20 +24,26 @@ ZONE_CELL_MM = 8
 PARTIAL_SHARE = 0.5
 """A piece zone whose changed cells span less than this share of it is read again only
 there (a vault of twenty pyramids costs ~10x more to read whole than round one new piece)."""
+DICE_PPM, DICE_CELL_MM = 2.0, 3.0
+"""The dice zone is compared finer: a die turned by hand from 5 to 3 changes its 8 mm cells
+at 1 px/mm by only 13 (under ZONE_CHANGE: the turn went unseen), its 3 mm cells at 2 px/mm
+by 90."""
+
+
 def _norm(patch: np.ndarray) -> np.ndarray:
     f = patch.astype(np.float32)
     return f * (128.0 / max(float(f.mean()), 1.0))
 
 
-def _cells(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Mean absolute difference of two rectified views (1 px/mm) per ZONE_CELL_MM cell."""
+def _cells(a: np.ndarray, b: np.ndarray, c: int = ZONE_CELL_MM) -> np.ndarray:
+    """Mean absolute difference of two rectified views per cell of c x c pixels (the
+    largest of the colour channels')."""
     import cv2
 
     d = np.abs(a - b)
-    if d.ndim == 3:
-        d = d.max(axis=2)
+    if d.ndim == 3:  # (channel by channel: numpy's reduction over a last axis of 3 is slow)
+        d = np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2])
     h, w = d.shape
-    c = ZONE_CELL_MM
     if h < c or w < c:
         return np.full((1, 1), float(d.mean()), np.float32)
     return cv2.resize(d[:h // c * c, :w // c * c], (w // c, h // c),
@@ -50,26 +56,28 @@ class ZoneGate:
 
     _zone_cache: dict[str, tuple[np.ndarray, list[Observed]]]
 
-    def _zone_view(self, prof: Any, image: np.ndarray, region: tuple) -> np.ndarray:
+    def _zone_view(self, prof: Any, image: np.ndarray, region: tuple, ppm: float = 1.0
+                   ) -> np.ndarray:
         from vision.pyramids import rectify
 
         # in colour: a card laid on another of about the same grey is still a change
-        return _norm(rectify(image, prof.geometry.homography, region, 1.0))
+        return _norm(rectify(image, prof.geometry.homography, region, ppm))
 
     def _cached(self, key: str, prof: Any, image: np.ndarray, region: tuple,
-                read: Any, partial: bool = False, owns: Any = None) -> list[Observed]:
+                read: Any, partial: bool = False, owns: Any = None, ppm: float = 1.0,
+                cell_mm: float = ZONE_CELL_MM) -> list[Observed]:
         """The zone's last reading if nothing in it changed; else read it again — with
         `partial`, only the part that changed (`read(core)` returns the objects it read
         round the core box; those of the last reading it does not `own(obj, core)` stand,
         by default those whose place lies outside the core)."""
-        view = self._zone_view(prof, image, region)
+        view = self._zone_view(prof, image, region, ppm)
         hit = self._zone_cache.get(key)
         if hit is not None and hit[0].shape == view.shape:
-            cells = _cells(view, hit[0])
+            cells = _cells(view, hit[0], max(1, int(round(cell_mm * ppm))))
             if cells.max() <= ZONE_CHANGE:
                 return hit[1]
             ys, xs = np.nonzero(cells > ZONE_CHANGE)
-            c = ZONE_CELL_MM
+            c = max(1, int(round(cell_mm * ppm))) / ppm  # a cell's side, mm
             core = (region[0] + xs.min() * c, region[1] + ys.min() * c,
                     region[0] + (xs.max() + 1) * c, region[1] + (ys.max() + 1) * c)
             area = (core[2] - core[0]) * (core[3] - core[1])
