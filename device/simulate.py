@@ -100,6 +100,17 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
     runtime = Runtime(table, table.observer(), service, mid, live_view=False)
     wrong = False
     flagged: set[int] = set()
+    states = [service.match(mid).state]  # the true state after each true move
+
+    def on_track(match: Any) -> bool:
+        """The recorded moves lead where the true ones did (two moves with one outcome,
+        such as a die raised by one card or set by another, are the same to the match)."""
+        n = len(match.actions)
+        while len(states) <= min(n, len(table.truth.actions)):
+            states.append(table.game.apply(states[-1], table.game.parse_action(
+                table.truth.actions[len(states) - 1]))[0])
+        return n <= len(table.truth.actions) and match.state == states[n]
+
     for _ in range(max_frames):
         step = runtime.step()
         if runtime.status == "source ended":
@@ -123,22 +134,23 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
                     rec["silent_illegal"] = True
         match = service.match(mid)
         truth = table.truth.actions
-        if match.actions != truth[: len(match.actions)]:
+        if not on_track(match):
             # accepted something that did not happen: the players undo it and enter what
             # they really did (else the camera, seeing the same table, proposes it again)
             wrong = True
             undone = []
-            while match.actions != truth[: len(match.actions)]:
+            while not on_track(match):
                 undone.append(str(match.actions[-1]))
                 service.undo(mid, None)
+                match = service.match(mid)
             if not scene.illegal:
-                for text in truth[len(service.match(mid).actions):]:
+                for text in truth[len(match.actions):]:
                     service.act(mid, text, None)
             if rec is not None:
                 rec["wrong_undone"] = undone
         pending = service.view(mid)["pending"]
         if pending and not scene.illegal:
-            missing = list(truth[len(match.actions):])
+            missing = list(truth[len(service.match(mid).actions):])
             for i, text in enumerate(missing):
                 service.act(mid, text, None, answer_to=pending["seq"] if i == 0 else None)
             if rec is not None:

@@ -373,14 +373,17 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
 
 
 def _posteriors(scored: Iterable[_Scored]) -> list[Explanation]:
-    # Explanations that predict the same table cannot be told apart by the camera: keep the
-    # most probable a priori (on a tie, a legal one, then the shorter chain).
-    by_view: dict[View, _Scored] = {}
+    # Explanations that predict the same table and lead to the same state are one for the
+    # camera and for the match: keep the most probable a priori (on a tie, a legal one, then
+    # the shorter chain). Same table, different states (Pyramid Dice: +1 by g2 or set to 3 by
+    # g3 turn a 2 into the same 3, but use different cards) stay apart: the players are asked.
+    by_view: dict[tuple[View, Any], _Scored] = {}
     for s in scored:
-        kept = by_view.get(s.view)
+        key = (s.view, s.state if s.error is None else None)
+        kept = by_view.get(key)
         if kept is None or (s.log_prior, s.error is None, -len(s.actions)) > (
                 kept.log_prior, kept.error is None, -len(kept.actions)):
-            by_view[s.view] = s
+            by_view[key] = s
     items = list(by_view.values())
     logs = [s.log_prior + s.log_likelihood for s in items]
     top = max(logs)

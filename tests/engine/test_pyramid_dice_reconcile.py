@@ -170,3 +170,4 @@ def test_the_first_throw_is_accepted_over_no_change() -> None:
     res = reconcile(GAME, s, counted(obs, dice_moved=True))
     assert isinstance(res, Accepted) and texts(res) == ["roll 1 1 4"]
 
+
