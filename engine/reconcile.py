@@ -369,17 +369,18 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             for s in rolls[: params.beam]:
                 scored += _expand(game, s.state, s.actions, s.log_prior, fitter, params,
                                   observation.dice_moved)
-    return _posteriors(scored)
+    return _posteriors(scored, view)
 
 
-def _posteriors(scored: Iterable[_Scored]) -> list[Explanation]:
+def _posteriors(scored: Iterable[_Scored], current: View = ()) -> list[Explanation]:
     # Explanations that predict the same table and lead to the same state are one for the
     # camera and for the match: keep the most probable a priori (on a tie, a legal one, then
-    # the shorter chain). Same table, different states (Pyramid Dice: +1 by g2 or set to 3 by
-    # g3 turn a 2 into the same 3, but use different cards) stay apart: the players are asked.
+    # the shorter chain). Same table, different states stay apart, so the players are asked
+    # (Pyramid Dice: 'pass' or 'set 4 to 4 by g4', neither seen) -- except the table as it
+    # is: what shows no change at all is the camera's "no change", unless more probable.
     by_view: dict[tuple[View, Any], _Scored] = {}
     for s in scored:
-        key = (s.view, s.state if s.error is None else None)
+        key = (s.view, s.state if s.error is None and s.view != current else None)
         kept = by_view.get(key)
         if kept is None or (s.log_prior, s.error is None, -len(s.actions)) > (
                 kept.log_prior, kept.error is None, -len(kept.actions)):
