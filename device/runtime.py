@@ -103,7 +103,7 @@ class Runtime:
         self.status = self.settler.state.value
         if not ready:
             return None
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         match = self.service.match(self.match_id)
         expect = getattr(self.observe, "expect", None)
         if callable(expect):  # what the table should show, for observers that learn from it
@@ -122,7 +122,8 @@ class Runtime:
         t3 = time.perf_counter()
         timings = dict(getattr(self.observe, "timings", None) or {})
         timings.update(observe=round((t1 - t0) * 1000, 1), reconcile=round((t2 - t1) * 1000, 1),
-                       record=round((t3 - t2) * 1000, 1))
+                       record=round((t3 - t2) * 1000, 1),
+                       cpu=round((time.process_time() - cpu0) * 1000, 1))
         step = Step(frame.seq, self._still_since if self._still_since is not None else frame.seq,
                     resolution, (t3 - t0) * 1000, observation, timings)
         self.steps.append(replace(step, observation=None))  # (kept for the summary only)

@@ -340,6 +340,8 @@ class SimFigures:
             "latency_frames_p95": pct([float(x) for x in self.latency_frames], 95),
             "processing_ms_p50": pct(self.processing_ms, 50),
             "processing_ms_p95": pct(self.processing_ms, 95),
+            "processing_cpu_ms_p50": pct(self.stage_ms.get("cpu", []), 50),
+            "processing_cpu_ms_p95": pct(self.stage_ms.get("cpu", []), 95),
             "stage_ms": {k: {"p50": pct(v, 50), "p95": pct(v, 95)}
                          for k, v in self.stage_ms.items() if v},
         }
