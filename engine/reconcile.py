@@ -60,9 +60,9 @@ class Params:
     """prior factor for an action that throws dice (a roll, a re-roll with a card) when the
     observation says no die left its place"""
     moved_unthrown: float = 0.05
-    """prior factor for an action that changes dice by hand (turns or sets one) when the
-    observation says dice left their places: a thrown die lands centimetres away, one
-    turned by hand is put back about where it lay"""
+    """prior factor for an action that throws no dice when the observation says dice left
+    their places (as for "no change"): a thrown die lands centimetres away, one turned by
+    hand is put back about where it lay, and other moves leave the dice alone"""
     ambiguous_keep: float = 0.02
     """posterior below which a candidate is not offered to the players"""
 
@@ -242,7 +242,6 @@ class _Fitter:
         for obj in objects:
             self.groups[(obj.kind, obj.zone)].append(obj)
         self.cache: dict[tuple[tuple[str, str], tuple[Expected, ...]], float] = {}
-        self.current: View = ()  # the view of the state being explained
         self.saturated = sum(
             math.log(max(o.confidence, _FLOOR))
             + sum(math.log(max(d[0][1], _FLOOR)) for _, d in o.dists if d)
@@ -314,9 +313,11 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
                 p *= action.outcome_probability
             if dice_moved is False:
                 p *= params.unrolled
-        elif dice_moved and prefix == () and _dice_differ(view, fitter.current):
-            # dice that changed by hand were not thrown: the tracker saw them leave their
-            # places, which a die turned or set by hand rarely does
+        elif dice_moved and prefix == ():
+            # the tracker saw dice leave their places: an action that throws none (a die
+            # turned or set by hand stays where it lay; a card taken, a pass leave them) is
+            # as unlikely as "no change" (Pyramid Dice: a re-roll to the same values was
+            # taken for an unseen 'pass')
             p *= params.moved_unthrown
         if p <= 0:
             continue
@@ -327,11 +328,6 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
 
 def _decision_key(action: Any) -> Any:
     return action.decision if getattr(action, "throws_dice", False) else action
-
-
-def _dice_differ(view: View, current: View) -> bool:
-    """Whether `view` shows other dice than `current` (some die turned, set or thrown)."""
-    return [e for e in view if e.kind == "die"] != [e for e in current if e.kind == "die"]
 
 
 def reconcile(game: Game[Any, Any], state: State, observation: Observation,
@@ -353,7 +349,6 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
     if observation.dice_moved:
         p_same *= 0.05  # the dice left their places: something was done with them
     view = game.expected_view(state)
-    fitter.current = view
     scored = [_Scored((), math.log(p_same), fitter.log_likelihood(view), None, state, view)]
     if game.outcome(state) is None:
         first = _expand(game, state, (), math.log(1 - p_same), fitter, params,
