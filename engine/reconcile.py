@@ -75,6 +75,8 @@ class Explanation:
     posterior: float
     log_likelihood: float
     error: Any = field(default=None, compare=False)  # IllegalActionError of the illegal step
+    unseen: bool = False
+    """a move that shows the table as it was: only its prior put it before no change"""
 
     @property
     def legal(self) -> bool:
@@ -385,7 +387,8 @@ def _posteriors(scored: Iterable[_Scored], current: View = ()) -> list[Explanati
     top = max(logs)
     weights = [math.exp(v - top) for v in logs]
     z = sum(weights)
-    out = [Explanation(s.actions, w / z, s.log_likelihood, s.error)
+    out = [Explanation(s.actions, w / z, s.log_likelihood, s.error,
+                       unseen=bool(s.actions) and s.error is None and s.view == current)
            for s, w in zip(items, weights, strict=True)]
     out.sort(key=lambda e: -e.posterior)
     return out
@@ -399,6 +402,10 @@ def decide(explanations: Sequence[Explanation], params: Params,
     if best.log_likelihood < saturated - params.unexplained_log_ratio:
         return Violation(UNEXPLAINED, f"best explanation ({best.text()}) does not fit what "
                          "is seen", best.actions, best.posterior)
+    if best.unseen:
+        # Nothing the camera read tells this move from "no change" (a pass, a card's unseen
+        # use): only its prior made it win, so the players are asked, never told.
+        return Ambiguous((best, Explanation((), 0.0, best.log_likelihood)))
     if best.posterior >= params.accept:
         if not best.legal:
             return Violation(best.error.rule, best.error.detail, best.actions, best.posterior)

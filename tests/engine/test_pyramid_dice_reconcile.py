@@ -171,3 +171,16 @@ def test_the_first_throw_is_accepted_over_no_change() -> None:
     assert isinstance(res, Accepted) and texts(res) == ["roll 1 1 4"]
 
 
+
+
+def test_a_move_nothing_read_tells_from_no_change_is_asked() -> None:
+    """The pyramid is empty and the dice made no card: 'pass' changes nothing the camera
+    reads (areas are counted, the Ra card's turns not seen). A hand was seen, so 'pass' is
+    the likelier story, but the camera must ask, not record it."""
+    s = play(new(), "roll 1 1 1")
+    s = replace(s, side=s.side + tuple(c for _, c in s.pyramid), pyramid=())
+    assert "pass" in [a.to_str() for a in GAME.legal_actions(s)]
+    obs = counted(observe_view(GAME.expected_view(s)), dice_moved=False)
+    res = reconcile(GAME, s, obs)
+    assert isinstance(res, Ambiguous)
+    assert "no change" in {e.text() for e in res.candidates}
