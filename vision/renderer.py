@@ -25,7 +25,7 @@ import numpy as np
 from vision.detections import FACE_SYMBOL, FACE_UNREADABLE
 from vision.dietypes import DieType
 from vision.facedraw import face_texture as type_face_texture
-from vision.textures import DieLook, background, face_texture
+from vision.textures import DieLook, add_gloss, background, face_texture
 
 logger = logging.getLogger(__name__)
 
@@ -262,6 +262,12 @@ def _draw_die(img: np.ndarray, die: DieSpec, cam: CameraPose, light: Lighting,
             tex = np.ascontiguousarray(_type_texture(die.die_type, value - 1, tex_px)[::-1])
         shade = light.ambient + (1 - light.ambient) * max(0.0, float(n_w @ ldir))
         tex[..., :3] *= shade
+        if die.look.gloss > 0:
+            # Blinn-Phong: how nearly the face's normal halves light and view directions.
+            view = (cam_centre - c) / np.linalg.norm(cam_centre - c)
+            half = (ldir + view) / np.linalg.norm(ldir + view)
+            spec = max(0.0, float(n_w @ half)) ** 8
+            add_gloss(tex, die.look.gloss * spec, die.look.pattern_seed * 17 + value)
         src = np.array([[0, 0], [tex_px, 0], [tex_px, tex_px], [0, tex_px]], np.float32)
         hmat = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
         warped = cv2.warpPerspective(tex, hmat, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,

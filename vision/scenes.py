@@ -46,14 +46,21 @@ def random_look(rng: np.random.Generator, body: str | None = None) -> DieLook:
     pip_bgr = _jitter(PALETTE[pip], rng, 15)
     if abs(sum(pip_bgr) / 3 - light) < 60 and pip in ("white", "black"):
         pip_bgr = _jitter(PALETTE["black" if light > 128 else "white"], rng, 10)
-    style = str(rng.choice(["opaque"] * 6 + ["translucent"] * 2 + ["marbled"] * 2))
+    style = str(rng.choice(["opaque"] * 6 + ["translucent"] * 2 + ["marbled"] * 2
+                           + ["smoky"] * 1))
     symbol_face = int(rng.choice([1, 6])) if rng.random() < 0.12 else 0
+    second = _jitter(PALETTE[str(rng.choice(_NAMES))], rng)
+    if style == "smoky":
+        second = tuple(v * 0.3 for v in second)  # dark veins in a see-through body
+    clear = style in ("translucent", "smoky")
     return DieLook(
-        body_bgr=body_bgr, pip_bgr=pip_bgr, style=style,
-        second_bgr=_jitter(PALETTE[str(rng.choice(_NAMES))], rng),
+        body_bgr=body_bgr, pip_bgr=pip_bgr, style=style, second_bgr=second,
         pip_scale=float(rng.uniform(0.75, 1.5)), corner=float(rng.uniform(0.06, 0.3)),
         symbol_face=symbol_face, symbol=str(rng.choice(SYMBOLS)),
         pattern_seed=int(rng.integers(1 << 30)),
+        # Most dice are glossy plastic, see-through ones always.
+        gloss=float(rng.uniform(0.3, 1.0)) if clear or rng.random() < 0.5 else 0.0,
+        see_through=float(rng.uniform(0.2, 0.6)) if clear else 0.0,
     )
 
 

@@ -38,7 +38,7 @@ class DieLook:
     pip_bgr: tuple[float, float, float]
     """Pip (and symbol) colour, BGR in [0, 255]."""
     style: str = "opaque"
-    """"opaque", "translucent" or "marbled"."""
+    """"opaque", "translucent", "marbled" or "smoky" (translucent with dark veins)."""
     second_bgr: tuple[float, float, float] = (255.0, 255.0, 255.0)
     """Vein colour of a marbled body."""
     pip_scale: float = 1.0
@@ -51,6 +51,11 @@ class DieLook:
     """Which symbol (one of SYMBOLS)."""
     pattern_seed: int = 0
     """Seed of the marbling pattern."""
+    gloss: float = 0.0
+    """Strength of the lamp's reflection (0: matte): a glint on the face, light bevels and
+    a light crescent in each engraved pip (``add_gloss``)."""
+    see_through: float = 0.0
+    """Opacity of the far face's pips seen through a translucent or smoky body (0: none)."""
 
 
 def _symbol(img: np.ndarray, kind: str, colour: tuple[float, ...], rng: np.random.Generator
@@ -126,14 +131,19 @@ def face_texture(value: int, look: DieLook, rng: np.random.Generator,
     t = size
     body = np.empty((t, t, 3), np.float32)
     body[:] = look.body_bgr
-    if look.style == "marbled":
-        vein = _marble(t, np.random.default_rng(look.pattern_seed * 7 + value))[..., None]
+    if look.style in ("marbled", "smoky"):
+        vein = _marble(t, np.random.default_rng(look.pattern_seed * 7 + value))
+        if look.style == "smoky":
+            vein = cv2.GaussianBlur(vein, (0, 0), t * 0.05) ** 0.7  # cloudy, not veined
+        vein = vein[..., None]
         body = body * (1 - vein) + np.asarray(look.second_bgr, np.float32) * vein
+    if look.see_through > 0:
+        body = _ghost_pips(body, 7 - value, look, t)
     # Slightly darker bevel towards the edges: real dice are rounded there.
     y, x = np.mgrid[0:t, 0:t].astype(np.float32) / (t - 1)
     edge = np.minimum(np.minimum(x, 1 - x), np.minimum(y, 1 - y))
     body *= (0.8 + 0.2 * np.clip(edge / 0.12, 0, 1))[..., None]
-    alpha = np.full((t, t), 0.95 if look.style != "translucent" else 0.62, np.float32)
+    alpha = np.full((t, t), 0.62 if look.style in ("translucent", "smoky") else 0.95, np.float32)
     pips = np.zeros((t, t), np.float32)
     if value == look.symbol_face:
         _symbol(pips, look.symbol, (1.0,), rng)
@@ -144,6 +154,8 @@ def face_texture(value: int, look: DieLook, rng: np.random.Generator,
                        cv2.LINE_AA, shift=4)
     pips = pips[..., None]
     rgb = body * (1 - pips) + np.asarray(look.pip_bgr, np.float32) * pips
+    if look.gloss > 0 and value != look.symbol_face:
+        rgb = _pip_crescents(rgb, value, look, t)
     alpha = np.maximum(alpha, pips[..., 0])
     # Rounded corners: outside the rounded square the face is transparent.
     rad = look.corner * t
@@ -152,6 +164,68 @@ def face_texture(value: int, look: DieLook, rng: np.random.Generator,
     dist = np.hypot(x * (t - 1) - cx, y * (t - 1) - cy)
     alpha *= np.clip(rad - dist + 0.5, 0, 1)
     return np.dstack([rgb / 255.0, alpha]).astype(np.float32)
+
+
+def _ghost_pips(body: np.ndarray, value: int, look: DieLook, t: int) -> np.ndarray:
+    """The far face's pips seen through the body: mirrored, shifted (parallax), blurred."""
+    rng = np.random.default_rng(look.pattern_seed * 11 + value)
+    ghost = np.zeros((t, t), np.float32)
+    shift = rng.uniform(-0.15, 0.15, 2)
+    r = t * 0.085 * look.pip_scale
+    for px, py in PIP_LAYOUT[value]:
+        cx, cy = (1 - px + shift[0]) * t, (py + shift[1]) * t
+        cv2.circle(ghost, (int(cx * 16), int(cy * 16)), int(r * 16), 1.0, -1, cv2.LINE_AA,
+                   shift=4)
+    ghost = cv2.GaussianBlur(ghost, (0, 0), t * rng.uniform(0.02, 0.05))[..., None]
+    tint = np.asarray(look.pip_bgr, np.float32) * 0.5 + body.mean(axis=(0, 1)) * 0.5
+    a = ghost * look.see_through
+    return body * (1 - a) + tint * a
+
+
+def _pip_crescents(rgb: np.ndarray, value: int, look: DieLook, t: int) -> np.ndarray:
+    """Engraved pips catch the light on one rim: a thin light crescent in each."""
+    rng = np.random.default_rng(look.pattern_seed * 13 + value)
+    ang = rng.uniform(0, 2 * np.pi)
+    r = t * 0.085 * look.pip_scale * (1.25 if value == 1 else 1.0)
+    d = np.array([np.cos(ang), np.sin(ang)]) * r * 0.45
+    rim = np.zeros((t, t), np.float32)
+    cut = np.zeros((t, t), np.float32)
+    for px, py in PIP_LAYOUT[value]:
+        c = np.array([px * t, py * t])
+        cv2.circle(rim, tuple(int(v * 16) for v in c), int(r * 16), 1.0, -1, cv2.LINE_AA,
+                   shift=4)
+        cv2.circle(cut, tuple(int(v * 16) for v in c - d), int(r * 0.9 * 16), 1.0, -1,
+                   cv2.LINE_AA, shift=4)
+    a = (np.clip(rim - cut, 0, 1) * look.gloss * 0.7)[..., None]
+    return rgb * (1 - a) + 255.0 * a
+
+
+def add_gloss(tex: np.ndarray, strength: float, seed: int) -> None:
+    """The lamp's reflection on a glossy face, in place on a (t, t, 4) BGRA texture in [0, 1].
+
+    A soft streak somewhere on the face and a lit bevel along one or two edges; ``strength``
+    (0..1) already holds how squarely the face mirrors the lamp towards the camera. The
+    reflection hides what is under it, so it raises the alpha of a translucent face too.
+    """
+    if strength <= 0.01:
+        return
+    rng = np.random.default_rng(seed)
+    t = tex.shape[0]
+    y, x = np.mgrid[0:t, 0:t].astype(np.float32) / (t - 1)
+    c = rng.uniform(0.15, 0.85, 2)
+    ang = rng.uniform(0, np.pi)
+    u = (x - c[0]) * np.cos(ang) + (y - c[1]) * np.sin(ang)
+    v = -(x - c[0]) * np.sin(ang) + (y - c[1]) * np.cos(ang)
+    long = rng.uniform(0.08, 0.35)
+    thin = long * rng.uniform(0.1, 0.5)
+    light = np.exp(-0.5 * ((u / long) ** 2 + (v / thin) ** 2)) * rng.uniform(0.6, 1.4)
+    edge = (x, 1 - x, y, 1 - y)
+    for k in rng.choice(4, int(rng.integers(1, 3)), replace=False):
+        light = np.maximum(light, np.exp(-edge[k] / rng.uniform(0.03, 0.07))
+                           * rng.uniform(0.3, 0.8))
+    a = np.clip(light * strength, 0, 1)
+    tex[..., :3] += (1 - tex[..., :3]) * a[..., None]
+    tex[..., 3] = np.maximum(tex[..., 3], a * (tex[..., 3] > 0))
 
 
 def _noise_field(h: int, w: int, cells: int, rng: np.random.Generator) -> np.ndarray:

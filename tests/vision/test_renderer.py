@@ -135,3 +135,34 @@ def test_pip_dice_keep_pip_labels() -> None:
     die = DieSpec(x_mm=0, y_mm=0, value=5, look=WHITE)
     out = render(Scene(dice=(die,), camera=TOP, lighting=SOFT))
     assert out.labels == ("5",) and die.label == "5"
+
+
+def test_gloss_and_see_through_change_only_the_dice_that_ask_for_them() -> None:
+    from dataclasses import replace
+
+    from vision.textures import add_gloss, face_texture
+
+    rng = np.random.default_rng(0)
+    clear = DieLook(body_bgr=(60.0, 50.0, 50.0), pip_bgr=(40.0, 40.0, 190.0),
+                    style="translucent", pattern_seed=3)
+    plain = face_texture(5, clear, rng, 64)
+    ghost = face_texture(5, replace(clear, see_through=0.6), rng, 64)
+    assert np.abs(ghost - plain).max() > 0.05, "the far face's pips show through"
+    lit = plain.copy()
+    add_gloss(lit, 0.9, seed=1)
+    assert (lit[..., :3] - plain[..., :3]).min() >= 0, "a reflection only brightens"
+    assert (lit[..., :3] - plain[..., :3]).max() > 0.3
+    add_gloss(matte := plain.copy(), 0.0, seed=1)
+    np.testing.assert_array_equal(matte, plain)
+    # A die that asks for neither renders as it always did.
+    die = DieSpec(x_mm=0, y_mm=0, value=4, yaw_deg=10, look=WHITE)
+    a = render(Scene(dice=(die,), camera=TOP, lighting=SOFT, seed=2)).image
+    b = render(Scene(dice=(replace(die, look=replace(WHITE, gloss=0.0, see_through=0.0)),),
+                     camera=TOP, lighting=SOFT, seed=2)).image
+    np.testing.assert_array_equal(a, b)
+    shiny = render(Scene(dice=(replace(die, look=replace(WHITE, body_bgr=(40.0, 40.0, 40.0),
+                                                          gloss=1.0)),),
+                         camera=TOP, lighting=Lighting(elevation_deg=80), seed=2)).image
+    dull = render(Scene(dice=(replace(die, look=replace(WHITE, body_bgr=(40.0, 40.0, 40.0))),),
+                        camera=TOP, lighting=Lighting(elevation_deg=80), seed=2)).image
+    assert (shiny.astype(int) - dull).max() > 60, "a glossy die under a high lamp shows a glint"
