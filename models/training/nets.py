@@ -99,6 +99,29 @@ class _Residual(nn.Module):
         return F.relu(x + self.body(x))
 
 
+class CentreContrast(nn.Module):
+    """Adds three channels: the crop standardised by its centre's mean and spread, per channel.
+
+    A dark smoky die with dark red pips on a white table has little contrast of its own and
+    the table dominates the crop's range; standardised on the centre (the die itself), its
+    pips stand out as clearly as a white die's. Mapped to [0, 1] (3 spreads each side) so the
+    int8 model keeps one input scale for both halves.
+    """
+
+    def __init__(self, crop_px: int, centre: float = 0.6, floor: float = 0.03) -> None:
+        super().__init__()
+        self.lo = int(round(crop_px * (1 - centre) / 2))
+        self.hi = crop_px - self.lo
+        self.floor = floor
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mid = x[:, :, self.lo:self.hi, self.lo:self.hi]
+        mean = mid.mean(dim=(2, 3), keepdim=True)
+        spread = (mid - mean).pow(2).mean(dim=(2, 3), keepdim=True).sqrt() + self.floor
+        z = ((x - mean) / spread / 6 + 0.5).clamp(0, 1)
+        return torch.cat([x, z], dim=1)
+
+
 class PoolFaceClassifier(nn.Module):
     """Crop (B, 3, S, S) in [0, 1] -> logits; residual stages and global average pooling.
 
@@ -107,10 +130,12 @@ class PoolFaceClassifier(nn.Module):
     """
 
     def __init__(self, n_classes: int = 9, width: int = 24, crop_px: int = 48,
-                 stem: int = 0) -> None:
+                 stem: int = 0, contrast: bool = False) -> None:
         super().__init__()
         w = width
-        first = [_cbr(3, stem), _cbr(stem, w, 2)] if stem else [_cbr(3, w, 2)]
+        cin = 6 if contrast else 3
+        first = [_cbr(cin, stem), _cbr(stem, w, 2)] if stem else [_cbr(cin, w, 2)]
+        first = ([CentreContrast(crop_px)] if contrast else []) + first
         self.features = nn.Sequential(
             *first, _Residual(w),                               # 1/2: pips are 3-5 px here
             _cbr(w, 2 * w, 2), _Residual(2 * w),                # 1/4

@@ -1,15 +1,18 @@
-"""Reproduce the shipped dice models with one command (CPU only, about an hour on one core).
+"""Reproduce the shipped dice models with one command (CPU only, about two hours on one core).
 
 Usage::
 
     python -m models.training.train [--seed 0] [--scenes 3000] [--det-steps 1500]
-                                    [--cls-epochs 8] [--val-photos 40] [--no-real] [--out models]
+                                    [--pretrain-epochs 10] [--tune-steps 600]
+                                    [--val-photos 0] [--no-real] [--out models]
 
 Steps: synthetic scenes (+ the real-dice *train* split less the validation photos, unless
---no-real) -> detector -> classifier (hard negatives from that detector) -> temperature on
+--no-real) -> detector -> classifier in two stages: stage one on synthetic crops only
+(cached: it is the same network for every validation fold, ``models.training.kfold``),
+stage two on real and synthetic crops with the detector's hard negatives -> temperature on
 held-out crops -> ONNX export, int8 -> ``dice_reader.json`` (training record) and
-``SHA256SUMS`` in the output folder. The generated data is cached under
-``runs/cache`` (git-ignored) so a rerun with the same seed skips the rendering.
+``SHA256SUMS`` in the output folder. The generated data is cached under ``runs/cache``
+(git-ignored) so a rerun with the same seed skips the rendering.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import argparse
 import hashlib
 import json
 import logging
-import pickle
 import sys
 import time
 from pathlib import Path
@@ -31,15 +33,21 @@ from models.training.dataset import (
     Samples,
     hard_negatives,
     real_train,
-    synthetic,
     val_photo_names,
 )
 from models.training.export import export_classifier, export_detector, update_sha256sums
 from models.training.quantize import calibration_crops, quantize
+from models.training.syndata import (
+    base_path,
+    load_synthetic,
+    synthetic_crops,
+    synthetic_negatives,
+)
 from models.training.train_classifier import (
     ece,
     fit_temperature,
     logits_of,
+    pretrained,
     train_classifier,
 )
 from models.training.train_detector import train_detector
@@ -48,33 +56,12 @@ from vision.onnx_models import CLASSIFIER_FILE, CLASSIFIER_FLOAT_FILE, DETECTOR_
 
 logger = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
-#: Bump when the renderer or the sample format changes (invalidates runs/cache).
-DATA_VERSION = 3
 
 
-def _load_data(args: argparse.Namespace) -> tuple[Samples, Samples]:
-    # The key names the renderer version too: a renderer change must not reuse old pixels.
-    cache = REPO / "runs" / "cache" / (f"data_v{DATA_VERSION}_seed{args.seed}_n{args.scenes}"
-                                       f"_px{args.crop_px}.pkl")
-    if cache.exists():
-        print(f"using cached data {cache}", file=sys.stderr)
-        with open(cache, "rb") as f:
-            syn, _ = pickle.load(f)
-    else:
-        syn = synthetic(args.scenes, args.seed, size=args.crop_px)
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        with open(cache, "wb") as f:
-            pickle.dump((syn, Samples()), f, protocol=pickle.HIGHEST_PROTOCOL)
+def _real(args: argparse.Namespace) -> Samples:
     # Real samples are cut afresh (seconds): the validation photos must stay out of them.
-    real = Samples() if args.no_real else real_train(
+    return Samples() if args.no_real else real_train(
         args.seed, exclude=val_photo_names(args.val_photos, args.seed), size=args.crop_px)
-    return syn, real
-
-
-def _with(base: Samples, extra: Samples) -> Samples:
-    """Crops of both (detector samples of base only)."""
-    return Samples(base.det_images, base.det_boxes, base.crops + extra.crops,
-                   base.labels + extra.labels)
 
 
 def float_classifier_path(out: Path) -> Path:
@@ -98,20 +85,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--scenes", type=int, default=3000, help="synthetic scenes to render")
     ap.add_argument("--det-steps", type=int, default=1500, help="detector training steps")
-    ap.add_argument("--cls-epochs", type=int, default=8, help="classifier epochs")
+    ap.add_argument("--pretrain-epochs", type=int, default=10,
+                    help="classifier stage one: epochs on synthetic crops only (0: one stage "
+                         "of --cls-epochs on both)")
+    ap.add_argument("--tune-steps", type=int, default=600,
+                    help="classifier stage two: steps on real and synthetic crops")
+    ap.add_argument("--tune-lr", type=float, default=1e-3, help="peak learning rate of stage two")
+    ap.add_argument("--cls-epochs", type=int, default=8,
+                    help="classifier epochs of the one-stage recipe (--pretrain-epochs 0)")
     ap.add_argument("--real-share", type=float, default=0.5,
                     help="share of training draws taken from real train-split photos")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
-    ap.add_argument("--val-photos", type=int, default=40,
+    ap.add_argument("--val-photos", type=int, default=0,
                     help="real train photos held out of training (seeded) to choose the recipe "
-                         "on: models.training.validate scores them. The shipped models hold "
-                         "out 40, so their validation figures are honest; 0 trains on all 200")
+                         "on: models.training.validate scores them. 0 trains on all 200 (the "
+                         "shipped models; the recipe was chosen by models.training.kfold)")
     ap.add_argument("--width", type=int, default=24, help="classifier width")
-    ap.add_argument("--arch", choices=("pool", "plain"), default="pool",
-                    help="classifier design (nets.PoolFaceClassifier / nets.FaceClassifier)")
+    ap.add_argument("--arch", choices=("pool", "contrast", "plain"), default="pool",
+                    help="classifier design (train_classifier.make_classifier)")
     ap.add_argument("--crop-px", type=int, default=48,
-                    help="classifier input size (multiple of 8); cached synthetic crops of "
-                         "another size are re-cut from the cached scenes")
+                    help="classifier input size (multiple of 8)")
     ap.add_argument("--label-smoothing", type=float, default=0.0)
     ap.add_argument("--gloss", type=float, default=0.25,
                     help="share of classifier crops given a specular highlight streak")
@@ -119,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="classifier augmentation with colour cast and gamma")
     ap.add_argument("--out", type=Path, default=REPO / "models")
     ap.add_argument("--stage", choices=("all", "classifier", "detector", "data"), default="all",
-                    help="train only one model (two stages can run side by side)")
+                    help="train only one model (the classifier takes its hard negatives from "
+                         "the detector already in --out)")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (1 is fastest on a shared 2-core machine)")
     args = ap.parse_args(argv)
@@ -127,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     t0 = time.time()
-    syn, real = _load_data(args)
+    real = _real(args)
     if args.stage == "data":
+        synthetic_crops(args.seed, args.scenes, args.crop_px)
         return 0
     rng = np.random.default_rng(args.seed)
 
@@ -137,19 +132,25 @@ def main(argv: list[str] | None = None) -> int:
     record.update({"seed": args.seed, "scenes": args.scenes, "real_share": args.real_share,
                    "real_train_photos": len(real.det_images),
                    "val_photos": args.val_photos,
-                   "synthetic_crops": len(syn.labels), "real_crops": len(real.labels),
+                   "real_crops": len(real.labels),
                    "torch": torch.__version__})
     # The detector goes first: its false alarms become the classifier's hard negatives.
     if args.stage in ("all", "detector"):
-        record.update(_detector_stage(args, syn, real))
+        record.update(_detector_stage(args, load_synthetic(args.seed, args.scenes,
+                                                           args.crop_px), real))
     if args.stage in ("all", "classifier"):
-        record.update(_classifier_stage(args, syn, real, rng))
+        record.update(_classifier_stage(args, real, rng))
     record["minutes_" + args.stage] = round((time.time() - t0) / 60, 1)
     record["command_" + args.stage] = "python -m models.training.train " + " ".join(
         sys.argv[1:] if argv is None else argv)
     # Read the record only now: the other stage may have written it while this one trained.
     record_path = args.out / "dice_reader.json"
     record = {**(json.loads(record_path.read_text()) if record_path.exists() else {}), **record}
+    if args.stage == "all":
+        # One process made both: older two-stage notes and commands no longer apply.
+        for key in ("note", "command_detector", "command_classifier", "minutes_detector",
+                    "minutes_classifier"):
+            record.pop(key, None)
     names = [n for n in (DETECTOR_FILE, CLASSIFIER_FILE) if (args.out / n).exists()]
     record["files"] = {name: _sha256(args.out / name) for name in names}
     record_path.write_text(json.dumps(record, indent=2) + "\n")
@@ -158,31 +159,48 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
-                      rng: np.random.Generator) -> dict:
+def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Generator
+                      ) -> dict:
     detector = args.out / DETECTOR_FILE
-    size = args.crop_px
+    size, n_classes = args.crop_px, NOT_A_DIE + 1
+    syn_crops, syn_labels = synthetic_crops(args.seed, args.scenes, size)
+    parts = [(syn_crops, syn_labels)]
     if detector.exists():
-        syn = _with(syn, hard_negatives(syn.det_images, syn.det_boxes, detector, rng, 2, size))
-        real = _with(real, hard_negatives(real.det_images, real.det_boxes, detector, rng, 3,
-                                          size))
+        parts.append(synthetic_negatives(args.seed, args.scenes, size, detector))
+        neg = hard_negatives(real.det_images, real.det_boxes, detector, rng, 3, size)
+        real = Samples(real.det_images, real.det_boxes, real.crops + neg.crops,
+                       real.labels + neg.labels)
         print(f"hard negatives from {detector}", file=sys.stderr)
     else:
         print(f"no {detector} yet: training without hard negatives", file=sys.stderr)
-    # Hold out 7% of the crops (synthetic and real) to fit the temperature.
-    crops = np.concatenate([np.stack(syn.crops)] + ([np.stack(real.crops)] if real.crops else []))
-    labels = np.array(syn.labels + real.labels, np.int64)
-    is_real = np.array([False] * len(syn.labels) + [True] * len(real.labels))
+    if real.crops:
+        parts.append((np.stack(real.crops), np.array(real.labels, np.int64)))
+    crops = np.concatenate([c for c, _ in parts])
+    labels = np.concatenate([lab for _, lab in parts])
+    is_real = np.zeros(len(crops), bool)
+    if real.crops:
+        is_real[-len(real.crops):] = True
+    # Hold out 7% of the crops (synthetic and real) to fit the temperature. Stage one has
+    # seen the synthetic ones, stage two none of them.
     held = _split(len(crops), 0.07, rng)
     w = np.where(is_real, args.real_share / max(is_real.sum(), 1),
                  (1 - args.real_share) / max((~is_real).sum(), 1)) if is_real.any() else \
         np.ones(len(crops))
-    n_classes = NOT_A_DIE + 1
     print(f"classifier: {int((~held).sum())} train crops ({int((is_real & ~held).sum())} real),"
           f" {int(held.sum())} held out", file=sys.stderr)
-    cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs, args.seed,
-                           n_classes, width=args.width, label_smoothing=args.label_smoothing,
-                           strong_aug=args.strong_aug, arch=args.arch, gloss=args.gloss)
+    common = {"width": args.width, "arch": args.arch, "gloss": args.gloss}
+    if args.pretrain_epochs:
+        base = pretrained(syn_crops, syn_labels, base_path(
+            args.seed, args.scenes, size, args.pretrain_epochs, args.width, args.arch,
+            args.gloss), args.seed, args.pretrain_epochs, n_classes, **common)
+        cls = train_classifier(crops[~held], labels[~held], w[~held], 0, args.seed, n_classes,
+                               label_smoothing=args.label_smoothing, strong_aug=args.strong_aug,
+                               init=base, lr=args.tune_lr, steps=args.tune_steps,
+                               desc="tune (real + synthetic)", **common)
+    else:
+        cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs,
+                               args.seed, n_classes, label_smoothing=args.label_smoothing,
+                               strong_aug=args.strong_aug, **common)
     val_logits = logits_of(cls, crops[held])
     temperature = fit_temperature(val_logits, labels[held])
     p_raw = torch.softmax(val_logits, 1).numpy()
@@ -203,18 +221,11 @@ def _classifier_stage(args: argparse.Namespace, syn: Samples, real: Samples,
     quantize(float_path, args.out / CLASSIFIER_FILE,
              calibration_crops(args.seed, exclude=val_photo_names(args.val_photos, args.seed),
                                size=args.crop_px))
-    return {"classifier": metrics, "cls_epochs": args.cls_epochs, "cls_width": args.width,
-            "cls_arch": args.arch, "gloss": args.gloss,
-            "crop_px": args.crop_px,
-            "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug,
-            "classifier_command": "python -m models.training.train --stage classifier "
-                                  f"--seed {args.seed} --scenes {args.scenes} "
-                                  f"--cls-epochs {args.cls_epochs} --real-share {args.real_share} "
-                                  f"--val-photos {args.val_photos} --width {args.width} "
-                                  f"--arch {args.arch} --gloss {args.gloss} "
-                                  f"--crop-px {args.crop_px} "
-                                  f"--label-smoothing {args.label_smoothing}"
-                                  + (" --strong-aug" if args.strong_aug else "")}
+    return {"classifier": metrics, "synthetic_crops": len(syn_labels),
+            "pretrain_epochs": args.pretrain_epochs, "tune_steps": args.tune_steps,
+            "tune_lr": args.tune_lr, "cls_epochs": args.cls_epochs, "cls_width": args.width,
+            "cls_arch": args.arch, "gloss": args.gloss, "crop_px": args.crop_px,
+            "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug}
 
 
 def _detector_stage(args: argparse.Namespace, syn: Samples, real: Samples) -> dict:

@@ -11,6 +11,7 @@ the expected calibration error (ECE, 15 bins) is reported before and after.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -90,29 +91,42 @@ def logits_of(net: torch.nn.Module, crops: np.ndarray, batch: int = 1024) -> tor
                           for i in range(0, len(crops), batch)])
 
 
+def make_classifier(arch: str, n_classes: int, width: int, crop_px: int) -> torch.nn.Module:
+    """``arch``: "pool" (residual, global pooling: ``nets.PoolFaceClassifier``), "contrast"
+    (the same with the centre-standardised channels, ``nets.CentreContrast``) or "plain" (the
+    first shipped design, ``nets.FaceClassifier``)."""
+    if arch == "contrast":
+        return PoolFaceClassifier(n_classes=n_classes, width=width, crop_px=crop_px,
+                                  contrast=True)
+    make = {"pool": PoolFaceClassifier, "plain": FaceClassifier}[arch]
+    return make(n_classes=n_classes, width=width, crop_px=crop_px)
+
+
 def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray, epochs: int,
                      seed: int, n_classes: int, batch: int = 256, width: int = 24,
                      label_smoothing: float = 0.0, strong_aug: bool = False,
-                     arch: str = "pool", gloss: float = 0.0) -> torch.nn.Module:
+                     arch: str = "pool", gloss: float = 0.0, init: dict | None = None,
+                     lr: float = 4e-3, steps: int | None = None,
+                     desc: str = "classifier") -> torch.nn.Module:
     """Train on uint8 crops (N, S, S, 3); ``weights`` set how often each crop is drawn.
 
-    ``arch``: "pool" (residual, global pooling: ``nets.PoolFaceClassifier``) or "plain" (the
-    first shipped design, ``nets.FaceClassifier``).
+    ``epochs`` passes over the crops (or ``steps`` batches when given) under a one-cycle
+    schedule peaking at ``lr``; ``init``: a state dict to start from (a fine-tune).
     """
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
-    make = {"pool": PoolFaceClassifier, "plain": FaceClassifier}[arch]
-    net = make(n_classes=n_classes, width=width, crop_px=crops.shape[1])
+    net = make_classifier(arch, n_classes, width, crops.shape[1])
+    if init is not None:
+        net.load_state_dict(init)
     net = net.to(memory_format=torch.channels_last)
-    steps_per_epoch = len(crops) // batch
-    total = epochs * steps_per_epoch
-    opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=total,
+    total = steps if steps is not None else epochs * (len(crops) // batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total,
                                                 pct_start=0.15)
     p = weights / weights.sum()
     y_all = torch.from_numpy(labels.astype(np.int64))
-    bar = tqdm(range(total), desc="classifier", unit="step")
+    bar = tqdm(range(total), desc=desc, unit="step", mininterval=30)
     net.train()
     correct = seen = 0
     for step in bar:
@@ -133,6 +147,25 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
             correct = seen = 0
     net.eval()
     return net
+
+
+def pretrained(crops: np.ndarray, labels: np.ndarray, cache: Path, seed: int, epochs: int,
+               n_classes: int, width: int, arch: str, gloss: float) -> dict:
+    """State dict of a classifier trained on synthetic crops only (stage one of two).
+
+    It has seen no real photo, so one such network serves every validation fold and the
+    shipped model alike; it is kept at ``cache`` (under runs/cache, whose name must say
+    which data, seed and settings made it) and trained only when that file is missing.
+    """
+    if cache.exists():
+        logger.info("pretrained classifier from %s", cache)
+        return torch.load(cache)
+    net = train_classifier(crops, labels, np.ones(len(crops)), epochs, seed, n_classes,
+                           width=width, arch=arch, gloss=gloss, desc="pretrain (synthetic)")
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    state = net.state_dict()
+    torch.save(state, cache)
+    return state
 
 
 def ece(probs: np.ndarray, labels: np.ndarray, bins: int = 15) -> float:

@@ -168,3 +168,59 @@ def test_validation_photos_are_seeded_train_photos() -> None:
 
     test = {it.image.name for it in list_dataset(shared_dir() / "data" / "real-dice", "test")}
     assert not names & test
+
+
+def test_centre_contrast_classifier_exports_and_reads_dark_dice_alike(tmp_path: Path) -> None:
+    from models.training.nets import CentreContrast
+
+    norm = CentreContrast(48)
+    x = torch.rand(3, 3, 48, 48) * 0.3 + 0.05  # a dark crop
+    z = norm(x)
+    assert z.shape == (3, 6, 48, 48) and float(z.min()) >= 0 and float(z.max()) <= 1
+    # The added half hardly changes with the crop's brightness and contrast (the spread's
+    # floor keeps a flat crop's noise from being blown up, hence not exactly).
+    torch.testing.assert_close(norm(x * 1.5 + 0.2)[:, 3:], z[:, 3:], atol=0.06, rtol=0)
+    net = PoolFaceClassifier(n_classes=9, width=8, crop_px=48, contrast=True).eval()
+    export_classifier(net, 1.0, tmp_path / "c.onnx")
+    cls = OnnxClassifier(tmp_path / "c.onnx")
+    crops = np.random.default_rng(0).integers(0, 255, (4, 48, 48, 3)).astype(np.uint8)
+    want = net(torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255).detach().numpy()
+    np.testing.assert_allclose(cls.infer_once(crops), want, atol=1e-4)
+
+
+def test_fold_scoring_follows_the_reader() -> None:
+    from models.training.folds import Photo, score_photos
+    from vision.classifier import NOT_A_DIE
+
+    crops = np.zeros((4, 8, 8, 3), np.uint8)
+    crops[:] = np.array([0, 1, 2, 3])[:, None, None, None]  # its canned answer, in any turn
+    # Die 0 read 3 (right), die 1 read 5 (wrong, true 2), crop 2 is no die and is dropped,
+    # crop 3 is no die but read as a 6 (an extra die). Label 2 was never detected.
+    canned = np.full((4, NOT_A_DIE + 1), -10.0, np.float32)
+    canned[0, 2] = canned[1, 4] = canned[2, NOT_A_DIE] = canned[3, 5] = 10.0
+
+    def logits(c: np.ndarray) -> np.ndarray:
+        return canned[c[:, 0, 0, 0]]
+
+    photo = Photo("a.jpg", crops, np.zeros(4, np.int64), crops, np.array([3, 2, 0, 0]),
+                  np.array([0, 1, -1, -1]), 3)
+    s = score_photos([photo], logits)
+    assert s["dice"] == 3 and s["errors"] == 2 and s["extra"] == 1 and s["image_exact"] == 0
+    assert s["wrong"] == {"a.jpg#1": [2, 5, 1.0], "a.jpg#2": [None, None, 0.0]}
+    canned[1, 4], canned[1, 1] = -10.0, 10.0
+    photo2 = Photo("b.jpg", crops[:2], np.zeros(2, np.int64), crops[:2], np.array([3, 2]),
+                   np.array([0, 1]), 2)
+    assert score_photos([photo2], logits)["image_exact"] == 1.0
+
+
+def test_label_fixes_name_dice_as_the_source_labels_them() -> None:
+    from models.training.dataset import label_fixes, real_images, shared_dir
+
+    if not (shared_dir() / "data" / "real-dice" / "manifest.csv").is_file():
+        pytest.skip("real-dice photos not found")
+    fixes = label_fixes("train")
+    assert fixes and label_fixes("test") == {}
+    seen = {(p.name, j): int(c[j]) for p, _, c in real_images("train")
+            for j in range(len(c))}
+    for key, (was, now) in fixes.items():
+        assert was != now and seen[key] == now  # real_images checks `was` against the source

@@ -1,0 +1,220 @@
+"""Rank classifier recipes by 5-fold validation on the real train photos (``folds``).
+
+Usage::
+
+    python -m models.training.kfold base --name A [--epochs 12] [--width 24] [--gloss 0.25]
+    python -m models.training.kfold tune --base A --name A_ft [--steps 600] [--lr 1e-3]
+                                         [--real-share 0.5] [--folds 0,1,2,3,4]
+    python -m models.training.kfold joint --name J [--epochs 8] [--folds 0]
+    python -m models.training.kfold onnx runs/E2 --name E2 [--folds 0]
+    python -m models.training.kfold compare A_ft B_ft
+
+``base`` trains a classifier on synthetic crops only (no real photo, so one base serves
+every fold; kept in runs/cache, where ``train`` finds it too); ``tune`` fine-tunes it per
+fold on the other folds' real crops mixed with the synthetic ones and reads the fold's
+photos; ``joint`` trains from scratch per fold on both (the one-stage recipe); ``onnx``
+reads the folds with a finished model (it has seen the photos of the folds it was trained
+on: only its own held-out folds count); ``compare`` pairs two results die by die. Results
+go to ``runs/kfold/<name>.json``. The detector is the one in ``--detector`` (default
+runs/D1, trained without fold 0's photos).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from models.training.folds import N_FOLDS, REPO, fold_of, load_photos, score_photos
+from models.training.syndata import base_path, synthetic_crops, synthetic_negatives
+from models.training.train_classifier import (
+    logits_of,
+    make_classifier,
+    pretrained,
+    train_classifier,
+)
+from vision.classifier import NOT_A_DIE
+
+OUT = REPO / "runs" / "kfold"
+
+
+def _synthetic(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
+    """Synthetic crops and the detector's hard negatives on the synthetic scenes."""
+    crops, labels = synthetic_crops(args.seed, args.scenes, args.crop_px)
+    neg_c, neg_l = synthetic_negatives(args.seed, args.scenes, args.crop_px, args.detector)
+    return np.concatenate([crops, neg_c]), np.concatenate([labels, neg_l])
+
+
+def _mix(syn: tuple[np.ndarray, np.ndarray], real_crops: np.ndarray, real_labels: np.ndarray,
+         real_share: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    crops = np.concatenate([syn[0], real_crops])
+    labels = np.concatenate([syn[1], real_labels])
+    n_s, n_r = len(syn[0]), len(real_crops)
+    w = np.concatenate([np.full(n_s, (1 - real_share) / n_s), np.full(n_r, real_share / n_r)])
+    return crops, labels, w
+
+
+def _logits(net: torch.nn.Module):  # noqa: ANN202
+    return lambda crops: logits_of(net, crops).numpy()
+
+
+def _folds(text: str) -> list[int]:
+    return [int(k) for k in text.split(",")]
+
+
+def _per_fold(args: argparse.Namespace, train_one) -> dict:  # noqa: ANN001
+    """Train with ``train_one(real crops, real labels, fold)`` per fold; score out of fold."""
+    photos = load_photos(args.detector, args.crop_px, args.seed)
+    fold = fold_of(args.seed)
+    result: dict = {"args": {k: str(v) for k, v in vars(args).items()}, "folds": {}}
+    for k in _folds(args.folds):
+        t0 = time.time()
+        train = [p for p in photos if fold[p.name] != k]
+        held = [p for p in photos if fold[p.name] == k]
+        crops = np.concatenate([p.train_crops for p in train])
+        labels = np.concatenate([p.train_labels for p in train])
+        net = train_one(crops, labels, k)
+        s = score_photos(held, _logits(net))
+        s["minutes"] = round((time.time() - t0) / 60, 1)
+        result["folds"][str(k)] = s
+        print(json.dumps({k: {n: v for n, v in s.items() if n != "wrong"}}), file=sys.stderr)
+        _save(args.name, _summarise(result))
+    return _summarise(result)
+
+
+def _summarise(result: dict) -> dict:
+    folds = result["folds"].values()
+    dice = sum(f["dice"] for f in folds)
+    errors = sum(f["errors"] for f in folds)
+    images = sum(f["images"] for f in folds)
+    exact = sum(f["image_exact"] * f["images"] for f in folds)
+    result["total"] = {"folds": sorted(result["folds"]), "images": images, "dice": dice,
+                       "errors": errors, "read_accuracy": 1 - errors / max(dice, 1),
+                       "image_exact": exact / max(images, 1),
+                       "extra": sum(f["extra"] for f in folds)}
+    return result
+
+
+def _save(name: str, result: dict) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+
+
+def cmd_base(args: argparse.Namespace) -> dict:
+    crops, labels = synthetic_crops(args.seed, args.scenes, args.crop_px)
+    path = base_path(args.seed, args.scenes, args.crop_px, args.epochs, args.width, args.arch,
+                     args.gloss)
+    state = pretrained(crops, labels, path, args.seed, args.epochs, NOT_A_DIE + 1,
+                       width=args.width, arch=args.arch, gloss=args.gloss)
+    net = make_classifier(args.arch, NOT_A_DIE + 1, args.width, args.crop_px)
+    net.load_state_dict(state)
+    # The base has seen no real photo: it reads all five folds honestly.
+    photos = load_photos(args.detector, args.crop_px, args.seed)
+    fold = fold_of(args.seed)
+    result = {"args": {k: str(v) for k, v in vars(args).items()}, "base_path": str(path),
+              "folds": {str(k): score_photos([p for p in photos if fold[p.name] == k],
+                                             _logits(net.eval())) for k in range(N_FOLDS)}}
+    return _summarise(result)
+
+
+def cmd_tune(args: argparse.Namespace) -> dict:
+    syn = _synthetic(args)
+    info = json.loads((OUT / f"{args.base}.json").read_text())
+    base = torch.load(info["base_path"])
+    width, arch = int(info["args"]["width"]), info["args"]["arch"]
+
+    def one(real_crops: np.ndarray, real_labels: np.ndarray, k: int) -> torch.nn.Module:
+        crops, labels, w = _mix(syn, real_crops, real_labels, args.real_share)
+        return train_classifier(crops, labels, w, 0, args.seed + k, NOT_A_DIE + 1, width=width,
+                                arch=arch, gloss=args.gloss, init=base, lr=args.lr,
+                                steps=args.steps, desc=f"tune fold {k}")
+
+    return _per_fold(args, one)
+
+
+def cmd_joint(args: argparse.Namespace) -> dict:
+    syn = _synthetic(args)
+
+    def one(real_crops: np.ndarray, real_labels: np.ndarray, k: int) -> torch.nn.Module:
+        crops, labels, w = _mix(syn, real_crops, real_labels, args.real_share)
+        return train_classifier(crops, labels, w, args.epochs, args.seed, NOT_A_DIE + 1,
+                                width=args.width, arch=args.arch, gloss=args.gloss,
+                                desc=f"joint fold {k}")
+
+    return _per_fold(args, one)
+
+
+def cmd_onnx(args: argparse.Namespace) -> dict:
+    from vision.classifier import FaceClassifier
+    from vision.onnx_models import CLASSIFIER_FILE
+
+    cls = FaceClassifier(args.model / CLASSIFIER_FILE, turns=1)
+    photos = load_photos(args.detector, cls.crop_px, args.seed)
+    fold = fold_of(args.seed)
+    result = {"args": {k: str(v) for k, v in vars(args).items()},
+              "folds": {str(k): score_photos([p for p in photos if fold[p.name] == k],
+                                             cls.infer_once) for k in _folds(args.folds)}}
+    return _summarise(result)
+
+
+def cmd_compare(args: argparse.Namespace) -> dict:
+    a, b = (json.loads((OUT / f"{n}.json").read_text()) for n in (args.a, args.b))
+    common = sorted(set(a["folds"]) & set(b["folds"]))
+    wa = {d: v for k in common for d, v in a["folds"][k]["wrong"].items()}
+    wb = {d: v for k in common for d, v in b["folds"][k]["wrong"].items()}
+    return {"folds": common, "dice": sum(a["folds"][k]["dice"] for k in common),
+            f"errors_{args.a}": len(wa), f"errors_{args.b}": len(wb),
+            f"only_{args.a}_wrong": {d: wa[d] for d in sorted(set(wa) - set(wb))},
+            f"only_{args.b}_wrong": {d: wb[d] for d in sorted(set(wb) - set(wa))},
+            "both_wrong": {d: [wa[d], wb[d]] for d in sorted(set(wa) & set(wb))}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p_base, p_tune, p_joint = (sub.add_parser(n) for n in ("base", "tune", "joint"))
+    p_onnx, p_cmp = sub.add_parser("onnx"), sub.add_parser("compare")
+    p_onnx.add_argument("model", type=Path)
+    p_cmp.add_argument("a")
+    p_cmp.add_argument("b")
+    for p in (p_base, p_tune, p_joint, p_onnx):
+        p.add_argument("--name", required=True)
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--scenes", type=int, default=3000)
+        p.add_argument("--crop-px", type=int, default=48)
+        p.add_argument("--detector", type=Path,
+                       default=REPO / "runs" / "D1" / "dice_detector_202611.onnx")
+        p.add_argument("--folds", default=",".join(str(k) for k in range(N_FOLDS)))
+    for p in (p_base, p_joint):
+        p.add_argument("--epochs", type=int, default=12)
+        p.add_argument("--width", type=int, default=24)
+        p.add_argument("--arch", default="pool", choices=("pool", "contrast", "plain"))
+    for p in (p_base, p_tune, p_joint):
+        p.add_argument("--gloss", type=float, default=0.25)
+    for p in (p_tune, p_joint):
+        p.add_argument("--real-share", type=float, default=0.5)
+    p_tune.add_argument("--base", required=True)
+    p_tune.add_argument("--steps", type=int, default=600)
+    p_tune.add_argument("--lr", type=float, default=1e-3)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+    cmd = {"base": cmd_base, "tune": cmd_tune, "joint": cmd_joint, "onnx": cmd_onnx,
+           "compare": cmd_compare}[args.cmd]
+    result = cmd(args)
+    if args.cmd != "compare":
+        _save(args.name, result)
+        print(json.dumps(result["total"], indent=1))
+    else:
+        print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
