@@ -136,13 +136,14 @@ def training_samples(photos: list[Photo]) -> Samples:
     return out
 
 
-def read_like_the_reader(logits_of: Callable[[np.ndarray], np.ndarray], crops: np.ndarray
+def read_like_the_reader(logits_of: Callable[[np.ndarray], np.ndarray], crops: np.ndarray,
+                         second_look_below: float = SECOND_LOOK_BELOW
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(value 0..6, its probability, kept) per crop, the reader's steps on ``logits_of``."""
     if len(crops) == 0:
         return np.zeros(0, np.int64), np.zeros(0), np.zeros(0, bool)
     faces, not_die = FaceClassifier.postprocess(logits_of(crops))
-    unsure = np.nonzero(faces.max(axis=1) < SECOND_LOOK_BELOW)[0]
+    unsure = np.nonzero(faces.max(axis=1) < second_look_below)[0]
     if len(unsure):
         sub = crops[unsure]
         turned = np.concatenate([np.rot90(sub, k, axes=(1, 2)) for k in (1, 2, 3)])
@@ -156,12 +157,13 @@ def read_like_the_reader(logits_of: Callable[[np.ndarray], np.ndarray], crops: n
     return det.value, det.value_probability, not_die < NOT_A_DIE_DROP
 
 
-def score_photos(photos: list[Photo], logits_of: Callable[[np.ndarray], np.ndarray]) -> dict:
+def score_photos(photos: list[Photo], logits_of: Callable[[np.ndarray], np.ndarray],
+                 second_look_below: float = SECOND_LOOK_BELOW) -> dict:
     """Read accuracy, image_exact and every wrong die ("photo#label": [truth, read, p])."""
     dice = right = exact = extra = 0
     wrong: dict[str, list] = {}
     for ph in photos:
-        value, prob, kept = read_like_the_reader(logits_of, ph.read_crops)
+        value, prob, kept = read_like_the_reader(logits_of, ph.read_crops, second_look_below)
         ok = 0
         for d in range(len(ph.read_crops)):
             if not kept[d]:

@@ -80,6 +80,8 @@ def _per_fold(args: argparse.Namespace, train_one) -> dict:  # noqa: ANN001
         crops = np.concatenate([p.train_crops for p in train])
         labels = np.concatenate([p.train_labels for p in train])
         net = train_one(crops, labels, k)
+        OUT.mkdir(parents=True, exist_ok=True)
+        torch.save(net.state_dict(), OUT / f"{args.name}_fold{k}.pt")  # to combine later
         s = score_photos(held, _logits(net))
         s["minutes"] = round((time.time() - t0) / 60, 1)
         result["folds"][str(k)] = s
