@@ -88,6 +88,20 @@ def test_stealing_a_piece_the_bank_holds_is_a_violation() -> None:
     assert isinstance(res, Violation) and res.rule.id == "icedice.steal_faq"
 
 
+def test_a_likely_foul_is_an_alert_not_a_question() -> None:
+    """The size die shows S/L and a green M goes to the Counter, read M at 0.99: the foul
+    does not reach the accept threshold (the legal 'take green S' keeps a third), but it is
+    the likeliest explanation, so the players are alerted, not asked."""
+    s = state_after("roll green SL")
+    wrong = GAME.view_after(s, GAME.parse_action("take green M"))
+    i = index_of(wrong, "piece", "counter")
+    obs = observe_view(wrong, overrides={i: {"size": {"M": 0.99, "S": 0.01}}})
+    obs = replace(obs, zones_seen=frozenset({"counter", "rolling", "vault:0", "vault:1"}))
+    res = reconcile(GAME, s, obs)
+    assert isinstance(res, Violation) and res.rule.id == "icedice.pair"
+    assert 0.5 <= res.confidence < 0.9
+
+
 def test_two_close_explanations_are_ambiguous() -> None:
     """A pair face S/L; the piece on the Counter reads S or L evenly; the Bank is hidden."""
     s = state_after("roll green SL")
