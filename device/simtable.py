@@ -54,7 +54,8 @@ class SimParams:
     misread: float = 0.03
     """reader noise: chance that an attribute's top reading is wrong"""
     inject_violations: float = 0.0
-    """chance that a player makes an illegal move instead of a legal one"""
+    """chance that a player makes an illegal move instead of a legal one (one whose table
+    differs from the table of every legal move: others cannot be seen)"""
     max_moves: int | None = None
     """stop the match after this many true moves (short films for tests); None: play on"""
     observer: str = "real"
@@ -167,11 +168,16 @@ class SimulatedTable:
             return False
         state = self.truth.state
         if self.params.inject_violations and self.rng.random() < self.params.inject_violations:
-            wrong = [c for c in self.game.candidates(state) if not c.legal]
+            cands = list(self.game.candidates(state))
+            legal_views = {self.game.view_after(state, c.action) for c in cands if c.legal}
+            wrong = [c for c in cands if not c.legal]
             if wrong:
                 cand = self.rng.choice(wrong)
                 view = self.game.view_after(state, cand.action)
-                if view != self._scene.view:
+                # a foul that shows the table as a legal move would (a die set to 5 by hand
+                # by a player who holds the set-to-5 card) is that legal move to anyone
+                # watching: no observer can flag it, so it is not played as one
+                if view != self._scene.view and view not in legal_views:
                     assert cand.error is not None
                     self.injected.append((self._seq, cand.error.rule.id))
                     self.pending_revert = True

@@ -38,6 +38,24 @@ def test_injected_violations_are_flagged() -> None:
     assert figures.silent_illegal == 0
 
 
+def test_injected_fouls_are_ones_the_table_shows() -> None:
+    """A foul that leaves the table as a legal move would (Pyramid Dice: a die set to 5 by
+    hand by a player who holds the set-to-5 card) is never played as an injected one."""
+    table = SimulatedTable("pyramid_dice", 2, seed=110,
+                           params=SimParams(inject_violations=0.5, observer="noise"))
+    game, checked = table.game, 0
+    while len(table.truth.actions) < 30:
+        state, n = table.truth.state, len(table.injected)
+        if not table._advance():
+            break
+        if len(table.injected) > n:
+            checked += 1
+            legal = {game.view_after(state, c.action)
+                     for c in game.candidates(state) if c.legal}
+            assert table._scene.illegal and table._scene.view not in legal
+    assert checked >= 5
+
+
 def test_simulate_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--game", "icedice", "--matches", "1", "--seed", "2",
                  "--json", "--observer", "noise"]) == 0
