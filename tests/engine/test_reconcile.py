@@ -102,6 +102,23 @@ def test_a_likely_foul_is_an_alert_not_a_question() -> None:
     assert 0.5 <= res.confidence < 0.9
 
 
+def test_a_foul_tied_with_a_legal_move_is_a_question() -> None:
+    """Only a foul likelier than every legal explanation is an alert: a tie is asked."""
+    from engine.errors import IllegalActionError
+    from engine.reconcile import Explanation, Params, decide
+
+    error = IllegalActionError(GAME.rules["icedice.roll_again"], "no bust now")
+    stop, bust = GAME.parse_action("stop"), GAME.parse_action("bust")
+    tie = [Explanation((bust,), 0.49, -1.0, error), Explanation((stop,), 0.49, -1.0),
+           Explanation((), 0.02, -5.0)]
+    assert isinstance(decide(tie, Params(), -1.0), Ambiguous)
+    ahead = [Explanation((bust,), 0.47, -1.0, error), Explanation((stop,), 0.2, -1.0),
+             Explanation((), 0.33, -5.0)]
+    res = decide(ahead, Params(), -1.0)
+    assert isinstance(res, Violation) and res.rule.id == "icedice.roll_again"
+    assert res.confidence == 0.47
+
+
 def test_two_close_explanations_are_ambiguous() -> None:
     """A pair face S/L; the piece on the Counter reads S or L evenly; the Bank is hidden."""
     s = state_after("roll green SL")
