@@ -100,3 +100,22 @@ def test_a_shadow_is_not_a_card():
     assert not_mat(top, ref).mean() < 0.02
     top[20:40, 20:40] = (40, 90, 200)  # a card
     assert not_mat(top, ref)[25:35, 25:35].all()
+
+
+def test_base_side_fits_every_yaw_as_separate_least_squares_would():
+    """The batched normal equations of _base_side give each yaw's lstsq solution (the
+    refits dropping hidden directions included): same side, to rounding."""
+    from vision.pyramids import _K, _U, _fit
+
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        free = rng.random(len(_U)) < 0.6
+        h = rng.uniform(10, 30, free.sum())
+        m = np.empty((len(_K), free.sum(), 3))
+        m[:, :, :2], m[:, :, 2] = _U[free], _K[:, free]
+        w = (rng.random(m.shape[:2]) < 0.8).astype(np.float64)
+        got = _fit(m, h, w)
+        for y in range(0, len(_K), 7):
+            keep = w[y] > 0
+            want, *_ = np.linalg.lstsq(m[y][keep], h[keep], rcond=None)
+            assert np.allclose(got[y], want, atol=1e-8)
