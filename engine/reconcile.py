@@ -366,18 +366,25 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             for s in rolls[: params.beam]:
                 scored += _expand(game, s.state, s.actions, s.log_prior, fitter, params,
                                   observation.dice_moved)
-    return _posteriors(scored, view)
+    return _posteriors(scored, view, bool(observation.dice_moved))
 
 
-def _posteriors(scored: Iterable[_Scored], current: View = ()) -> list[Explanation]:
+def _posteriors(scored: Iterable[_Scored], current: View = (),
+                dice_moved: bool = False) -> list[Explanation]:
     # Explanations that predict the same table and lead to the same state are one for the
     # camera and for the match: keep the most probable a priori (on a tie, a legal one, then
     # the shorter chain). Same table, different states stay apart, so the players are asked
     # (Pyramid Dice: 'pass' or 'set 4 to 4 by g4', neither seen) -- except the table as it
     # is: what shows no change at all is the camera's "no change", unless more probable.
+    # A throw seen by the die tracker (the dice left their places) shows itself even when
+    # the dice land on the values they showed: it is not the table as it was.
+    def as_it_was(s: _Scored) -> bool:
+        return s.view == current and not (dice_moved and any(
+            getattr(a, "throws_dice", a.is_chance) for a in s.actions))
+
     by_view: dict[tuple[View, Any], _Scored] = {}
     for s in scored:
-        key = (s.view, s.state if s.error is None and s.view != current else None)
+        key = (s.view, s.state if s.error is None and not as_it_was(s) else None)
         kept = by_view.get(key)
         if kept is None or (s.log_prior, s.error is None, -len(s.actions)) > (
                 kept.log_prior, kept.error is None, -len(kept.actions)):
@@ -388,7 +395,7 @@ def _posteriors(scored: Iterable[_Scored], current: View = ()) -> list[Explanati
     weights = [math.exp(v - top) for v in logs]
     z = sum(weights)
     out = [Explanation(s.actions, w / z, s.log_likelihood, s.error,
-                       unseen=bool(s.actions) and s.error is None and s.view == current)
+                       unseen=bool(s.actions) and s.error is None and as_it_was(s))
            for s, w in zip(items, weights, strict=True)]
     out.sort(key=lambda e: -e.posterior)
     return out

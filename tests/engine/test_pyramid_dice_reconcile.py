@@ -184,3 +184,15 @@ def test_a_move_nothing_read_tells_from_no_change_is_asked() -> None:
     res = reconcile(GAME, s, obs)
     assert isinstance(res, Ambiguous)
     assert "no change" in {e.text() for e in res.candidates}
+
+
+def test_a_throw_to_the_same_values_is_seen_by_the_tracker() -> None:
+    """The next player throws 2 3 4 again: the faces are as they were, but the dice left
+    their places, so the throw shows itself and is recorded, not asked."""
+    s = play(new(), "roll 2 3 4", "take r7c1")
+    obs = observe_view(GAME.expected_view(play(s, "roll 2 3 4")))
+    res = reconcile(GAME, s, counted(obs, dice_moved=True))
+    assert isinstance(res, Accepted) and texts(res) == ["roll 2 3 4"]
+    # still, the tracker's word is needed: without it the same table is asked about
+    res = reconcile(GAME, s, counted(obs, dice_moved=False))
+    assert not isinstance(res, Accepted)
