@@ -66,8 +66,14 @@ else". A chosen value, UNMEASURED: no command measures the type read on whole ta
 
 @dataclass
 class DieTracker:
-    """Did any die leave its place since the last reading? (the camera's own answer to "was
-    this a throw?": dice that were not thrown stay put)."""
+    """Did the dice leave their places since the last reading? (the camera's own answer to
+    "was this a throw?": dice that were not thrown stay put).
+
+    True when at least half of them did (a throw moves every die it throws; both IceDice
+    dice, all three Pyramid Dice dice), False when none did, None when fewer did: one die
+    of three off its place is a die turned by hand and put back a little aside, or a die
+    the reader missed once, as likely as a throw whose dice landed where dice lay; the
+    rules then weigh the moves by what the faces show alone."""
 
     last: np.ndarray | None = None
 
@@ -77,12 +83,15 @@ class DieTracker:
             # The first reading is the reference the match starts from: the dice lie where
             # they were found, nothing has been thrown since.
             return False
-        if len(prev) != len(positions):
-            return True
-        if len(positions) == 0:
+        if len(positions) == 0 and len(prev) == 0:
             return False
+        if len(positions) == 0 or len(prev) == 0:
+            return True
         d = np.linalg.norm(positions[:, None, :] - prev[None, :, :], axis=2)
-        return bool(d.min(axis=1).max() > TRACK_MM or d.min(axis=0).max() > TRACK_MM)
+        moved = max(int((d.min(axis=1) > TRACK_MM).sum()), int((d.min(axis=0) > TRACK_MM).sum()))
+        if moved == 0:
+            return False
+        return True if 2 * moved >= max(len(positions), len(prev)) else None
 
 
 MARKER_CHANGE = 14.0

@@ -77,6 +77,13 @@ def test_die_tracker_tells_a_throw_from_a_look() -> None:
     assert t.update(np.array([[10.5, 9.8], [50.2, 20.1]])) is False
     assert t.update(np.array([[30.0, 40.0], [50.2, 20.1]])) is True
     assert t.update(np.array([[30.0, 40.0]])) is True
+    # three dice: one off its place is no throw's evidence either way
+    three = np.array([[10.0, 10.0], [50.0, 20.0], [90.0, 30.0]])
+    assert t.update(three) is True
+    assert t.update(three + [[0.5, 0], [0, 0], [0, 0]]) is False
+    assert t.update(three + [[0, 0], [0, 0], [9, 0]]) is None  # turned by hand, put aside
+    assert t.update(three[:2]) is None  # one die missed in this reading
+    assert t.update(three + [[20, 0], [0, 25], [9, 0]]) is True
 
 
 def test_table_renderer_keeps_dice_in_place_unless_thrown() -> None:
