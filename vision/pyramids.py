@@ -177,13 +177,12 @@ def label_pixels(top: np.ndarray, reference: np.ndarray | None,
     out = np.full(f.shape[:2], -1, np.int32)
     chroma = (sat > 0.35) & (sat - ref_sat > 0.2) & (val > 0.12)
     names = [c for c in palette if c != "black"]
-    if names:
+    if names:  # (the nearest hue of the chroma pixels only: most of a view is table)
         hues = np.array([HUES[c] for c in names], np.float32)
-        d = np.abs(hue[..., None] - hues)
+        d = np.abs(hue[chroma][:, None] - hues)
         d = np.minimum(d, 180 - d)
-        best = np.argmin(d, axis=-1)
         idx = np.array([palette.index(c) for c in names])
-        out[chroma] = idx[best[chroma]]
+        out[chroma] = idx[np.argmin(d, axis=-1)]
     if "black" in palette:
         dark = (val < 0.22) & (val < 0.35 * np.maximum(ref_v, 1e-3)) & ~chroma
         out[dark] = palette.index("black")
@@ -255,14 +254,14 @@ def _base_side(hull_mm: np.ndarray, radial: np.ndarray,
         # the square there (never beyond it), so those directions are dropped and refitted
         active = np.ones(len(m), bool)
         for _ in range(2):
-            keep = np.einsum("ynk,yk->yn", m, sol) - hf < 1.0
+            keep = (m @ sol[..., None])[..., 0] - hf < 1.0
             active &= (keep.sum(axis=1) >= 8) & ~keep.all(axis=1)
             if not active.any():
                 break
             sol[active] = _fit(m[active], hf, keep[active].astype(np.float64))
     except np.linalg.LinAlgError:  # a degenerate spread of directions: no square fits
         return _base_side_across(pts, radial)
-    res = np.einsum("ynk,yk->yn", m, sol) - hf
+    res = (m @ sol[..., None])[..., 0] - hf
     r = np.sum(np.minimum(res, 1.0) ** 2, axis=1) + 4 * np.sum(np.maximum(-res, 0) ** 2, axis=1)
     return float(sol[int(np.argmin(r)), 2])
 
@@ -271,9 +270,8 @@ def _fit(m: np.ndarray, h: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Least squares of m[y] @ x = h over the rows where w[y] is 1, for every yaw y at once
     (normal equations: three unknowns; 90 separate lstsq calls were most of the time an
     IceDice vault took to read)."""
-    a = np.einsum("yni,yn,ynj->yij", m, w, m)
-    b = np.einsum("yni,yn,n->yi", m, w, h)
-    return np.linalg.solve(a, b[..., None])[..., 0]
+    mw = (m * w[..., None]).transpose(0, 2, 1)
+    return np.linalg.solve(mw @ m, (mw @ h)[..., None])[..., 0]
 
 
 def _radial(pts: np.ndarray, nadir: np.ndarray) -> np.ndarray:
