@@ -80,6 +80,8 @@ class Runtime:
     """motion seen since the last reading; None before the first (the table was found as it
     is: whether anything was done before is not known)"""
     _open_alert: str | None = None
+    _alerted: bool = False
+    """a rule break was alerted and the table has not matched the game since"""
 
     def __post_init__(self) -> None:
         outline = getattr(self.observe, "table_outline", None)
@@ -109,8 +111,14 @@ class Runtime:
         if callable(expect):  # what the table should show, for observers that learn from it
             expect(match.game.expected_view(match.state))
         observation = self.observe(frame)
+        moved = self._moved
+        if moved and self._alerted:
+            # after an alert the hands over the table are the players putting it back: that
+            # motion is no evidence of a move (else the table as the game has it, seen
+            # again, was weighed against moves the camera might have missed, and asked)
+            moved = None
         observation = Observation(observation.objects, observation.zones_seen,
-                                  self._moved, frame.seq, observation.dice_moved)
+                                  moved, frame.seq, observation.dice_moved)
         # the players' corrections (a die they said shows 5) stand while the die lies there
         observation = self.service.amend(self.match_id, observation)
         t1 = time.perf_counter()
@@ -144,6 +152,8 @@ class Runtime:
 
     def _handle(self, res: Resolution, frame: Frame) -> None:
         mid = self.match_id
+        self._alerted = isinstance(res, Violation) or (
+            self._alerted and isinstance(res, Ambiguous))
         if isinstance(res, Accepted):
             self._open_alert = None
             self.service.accept(mid, list(res.actions), res.confidence,

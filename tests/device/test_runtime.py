@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -67,8 +67,10 @@ def views() -> dict[int, Observation]:
     s1 = GAME.play(s0, ["roll red S"])
     s2 = GAME.play(s1, ["take red S"])
     wrong = GAME.view_after(s2, GAME.parse_action("take blue S"))  # no roll first
+    other = GAME.view_after(s1, GAME.parse_action("take blue S"))  # not the rolled piece
     return {0: observe_view(GAME.expected_view(s0)), 1: observe_view(GAME.expected_view(s1)),
-            2: observe_view(GAME.expected_view(s2)), 3: observe_view(wrong)}
+            2: observe_view(GAME.expected_view(s2)), 3: observe_view(wrong),
+            4: observe_view(other)}
 
 
 def make_runtime(tmp_path, source) -> tuple[Runtime, MatchService, str]:  # type: ignore
@@ -102,6 +104,28 @@ def test_illegal_move_alerts_once_and_clears_when_fixed(tmp_path) -> None:  # ty
     assert service.view(mid)["pending"] is None
     match = service.match(mid)
     assert match.actions == ["roll red S", "take red S"]  # the illegal move was not recorded
+
+
+def test_the_table_put_back_after_an_alert_is_no_move(tmp_path) -> None:  # type: ignore
+    """Red S was rolled and a blue S taken: the alert. The hands that come next put the
+    table back; that motion is no evidence of a move, so the unchanged table closes the
+    alert instead of asking whether the red S was taken and missed by the camera."""
+    service = MatchService(SQLiteStore(tmp_path / "rt.sqlite"))
+    mid = service.create("icedice", 2, {}, None, 1, "live")
+    table = views()
+    # as the live camera sees it: the Bank's nested stacks are not read
+    seen = frozenset({"counter", "rolling", "vault:0", "vault:1"})
+    for k, obs in table.items():
+        table[k] = replace(obs, objects=tuple(o for o in obs.objects if o.zone in seen),
+                           zones_seen=seen)
+    runtime = Runtime(ScriptedSource([0, 1, 4, 1]),
+                      lambda frame: table[int(frame.image[0, 0, 0])], service, mid)
+    runtime.run(threading.Event())
+    kinds = [e["kind"] for e in service.view(mid)["entries"]]
+    after = kinds[kinds.index("violation"):]
+    assert after == ["violation", "note"]
+    assert service.view(mid)["entries"][-1]["text"] == "the table matches the game again"
+    assert service.match(mid).actions == ["roll red S"]
 
 
 def test_pending_violation_is_shown_with_its_rule(tmp_path) -> None:  # type: ignore
