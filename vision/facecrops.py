@@ -25,6 +25,8 @@ logger = logging.getLogger(__name__)
 CROP_PX = 48
 #: as vision.classifier.CROP_MARGIN: the crop is this much larger than the die's box
 CROP_MARGIN = 1.15
+#: as calibration.dice_top.CROP_SIDE: a square-on crop is this much larger than the top face
+TOP_MARGIN = 1.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +45,23 @@ class Conditions:
     blur: tuple[float, float] = (0.0, 1.0)
     noise: tuple[float, float] = (0.0, 6.0)
     jpeg: tuple[int, int] = (55, 95)
+    square_on: bool = False
+    """A crop of the top face's plane warped square-on (:func:`calibration.dice_top.top_crops`):
+    the face is centred (up to the error of the die's place, ``box_jitter``) and
+    ``TOP_MARGIN`` times smaller than the crop; the sides facing the camera show beside it."""
 
 
 TRAIN = Conditions()
 #: Light and poses beyond the training ranges, for held-out measurement.
 HARSH = Conditions(gain=(0.45, 1.45), cast=0.2, tilt=0.45, persp=0.08, box_jitter=0.1,
                    blur=(0.3, 1.2), noise=(2.0, 8.0), jpeg=(45, 80))
+#: A die held still for the players' enrolment shots: the table's light, any rotation.
+STEADY = Conditions(gain=(0.85, 1.1), cast=0.05, tilt=0.25, persp=0.04, box_jitter=0.05,
+                    blur=(0.0, 0.5), noise=(1.0, 3.0), jpeg=(80, 95))
+#: Square-on crops of the top face as the live observer reads them (calibration.dice_top):
+#: the place of the die off by up to ~2 mm of 16-18 (its search steps), the camera's side
+#: view of the die up to 0.45 of a face on a wide table.
+TOP = Conditions(square_on=True, box_jitter=0.12, tilt=0.45, persp=0.03)
 
 TextureFn = Callable[[int], np.ndarray]
 
@@ -58,10 +71,15 @@ def render_crop(texture: np.ndarray, body_bgr: tuple[float, float, float],
                 size: int = CROP_PX) -> np.ndarray:
     """One (size, size, 3) uint8 BGR crop of a die whose top face is `texture` (BGRA)."""
     s = size * 4  # draw at 4x, shrink at the end (anti-aliasing like a real sensor)
-    side = s / CROP_MARGIN * (1 + rng.uniform(-cond.box_jitter, cond.box_jitter))
-    face_side = side / (1 + cond.tilt * rng.uniform(0.0, 1.0))
+    if cond.square_on:  # the face's size is known (the die's edge); its place to a few mm
+        face_side = s / TOP_MARGIN * (1 + rng.uniform(-0.04, 0.04))
+        side = face_side * (1 + cond.tilt * rng.uniform(0.0, 1.0))
+    else:
+        side = s / CROP_MARGIN * (1 + rng.uniform(-cond.box_jitter, cond.box_jitter))
+        face_side = side / (1 + cond.tilt * rng.uniform(0.0, 1.0))
     ang = rng.uniform(0, 2 * np.pi)
-    c = np.array([s / 2, s / 2]) + rng.uniform(-cond.box_jitter, cond.box_jitter, 2) * side
+    c = np.array([s / 2, s / 2]) + rng.uniform(-cond.box_jitter, cond.box_jitter, 2) * (
+        face_side if cond.square_on else side)
     ca, sa = np.cos(ang), np.sin(ang)
     rot = np.array([[ca, -sa], [sa, ca]])
     unit = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
@@ -70,8 +88,8 @@ def render_crop(texture: np.ndarray, body_bgr: tuple[float, float, float],
     # The sides show towards the camera's foot: the top face is displaced away from it.
     shift_dir = rng.uniform(0, 2 * np.pi)
     shift = np.array([np.cos(shift_dir), np.sin(shift_dir)]) * (side - face_side) * 0.9
-    top_c = top + shift / 2
-    bottom = top - shift / 2
+    top_c = top if cond.square_on else top + shift / 2
+    bottom = top_c - shift
     img = _table(s, rng)
     # soft shadow on the table
     shadow = np.zeros((s, s), np.float32)
