@@ -4,9 +4,10 @@ An ordinary die with a skull on the 1 may read as "a symbol" to the pip classifi
 as a confident 3 (two eyes and a mouth are three blobs); a new die's faces read as symbols
 or as unreadable. So when an enrolled die keeps a catalogued type's faces (``--base d6``)
 every die is compared with it, otherwise only the dice read as symbols or unsure. The
-comparison is the nearest class mean in the face model's embedding (vision.faces), over the
-enrolled faces and the base type's rendered faces together; only a die nearest to an
-*enrolled* face is re-read (a pip face stays the pip classifier's: it reads pips better).
+comparison (vision.faces: correlation with the players' shots, and the face model's
+embedding) runs over the enrolled faces and the base type's rendered faces together; only a
+die read as an *enrolled* face is re-read (a pip face stays the pip classifier's: it reads
+pips better).
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ class Enroller:
         except EnrolmentError as exc:
             raise EnrolmentRefused(str(exc)) from None
         return {name: {"base": d.base, "shots": {k: len(v) for k, v in d.shots.items()}}
-                for name, d in sorted(enrolled.items())}
+                | ({"stale": True} if d.stale else {}) for name, d in sorted(enrolled.items())}
 
     def add(self, die: str, face: str, data: bytes, base: str | None = None) -> dict[str, Any]:
         """Store one photo of `die` showing `face`; returns the die's shots per face."""
@@ -85,7 +85,7 @@ class Enroller:
         crop = shot_crop(image, reader, detector)
         with self._lock:
             try:
-                entry = enrol(self.profile, die, face, crop, reader, base)
+                entry = enrol(self.profile, die, face, crop, base)
             except EnrolmentError as exc:
                 raise EnrolmentRefused(str(exc)) from None
         logger.info("enrolled a shot of %s face %s in %s", die, face, self.profile)

@@ -1,16 +1,19 @@
 """Reading the face of a die whose type is known, and of dice the players enrolled.
 
-:class:`DieFaceReader` runs the shipped face model (``models/die_faces_202611.onnx``): logits
-over every catalogued face label and a 96-d embedding from the penultimate layer. For a
-catalogued type the logits (averaged over the crop's four 90-degree turns) are restricted to
-that type's labels and temperature-scaled (calibrated probabilities); a reading whose best
-probability is under :data:`REJECT_BELOW` is rejected (label None), so the rules engine is
-asked, not misled.
+:class:`DieFaceReader` runs the shipped face model (:data:`FACES_FILE`): logits over every
+catalogued face label. For a catalogued type the logits (averaged over the crop's four
+90-degree turns) are restricted to that type's labels and temperature-scaled (calibrated
+probabilities); a reading whose best probability is under :data:`REJECT_BELOW` is rejected
+(label None), so the rules engine is asked, not misled.
 
-Enrolled dice are read by nearest class mean in the embedding: each face's mean of the
-players' shots. A die that only fixes a symbol face of an ordinary die (a skull on the 1)
-keeps the base type's other faces, whose means come from rendered crops of them; which of
-those kept faces it is, the classifier says (restricted to them).
+Enrolled dice are known only from the players' shots (crops of the die, a few per face).
+Two opinions are fused: the normalised cross-correlation of the face's print against the
+shots (:mod:`vision.facematch`, no training at all) and, with :data:`EMBED_WEIGHT`, the
+face model's embedding output (trained with a margin loss over random glyph faces; cosine
+to each face's mean shot, centred on the die's own face means). A die that only fixes a
+symbol face of an ordinary die (a skull on the 1) keeps the base type's other faces, stood
+for by rendered crops of them; which of those kept faces it is, the classifier says
+(restricted to them).
 """
 
 from __future__ import annotations
@@ -19,24 +22,34 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.classifier import crop_dice
 from vision.dietypes import DieType, get_type
-from vision.facecrops import CROP_PX, TRAIN, face_crops
+from vision.facecrops import CROP_PX, STEADY, TRAIN, face_crops
+from vision.facematch import ShotMatcher
 from vision.onnx_models import model_path, open_session
 
 logger = logging.getLogger(__name__)
 
 FACES_FILE = "die_faces_202611.onnx"
 FACES_META = "die_faces.json"
+#: Expert models for the types the shared model reads least well (models.training.
+#: train_face_expert): same input, logits over those types' labels only.
+EXPERTS_META = "die_faces_experts.json"
 #: A face read with less probability than this is rejected (reported, not guessed).
 REJECT_BELOW = 0.6
-#: Cosine similarity -> logit scale of the nearest-class-mean reader (a softmax temperature).
-NCM_SCALE = 25.0
-#: An enrolled die's face whose best similarity is under this is rejected.
-NCM_MIN_SIMILARITY = 0.1
+#: An enrolled die's reading: score = correlation + EMBED_WEIGHT x cosine, probabilities
+#: softmax(FUSED_SCALE x score). Chosen on validation dice (vision.faces_eval seed 60 000,
+#: apart from the measuring ones: models/die_faces.md). A face model without an
+#: ``embedding`` output is read by the correlation alone.
+EMBED_WEIGHT = 0.1
+FUSED_SCALE = 80.0
+#: Rendered shots standing for each face a die keeps of its base type (``--base d6``).
+BASE_SHOTS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,22 +74,53 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 @dataclass
 class EnrolledDie:
-    """A die the players showed to the camera: shots' embeddings per face label."""
+    """A die the players showed to the camera: crops of it per face label."""
 
     name: str
-    shots: dict[str, list[list[float]]] = field(default_factory=dict)
+    shots: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    """Per face label, uint8 BGR crops (crop_px square, as :meth:`DieFaceReader.crops`)."""
     base: str | None = None
     """A catalogued type whose faces fill in the labels not enrolled (``d6``)."""
+    stale: bool = False
+    """Enrolled by an older version that kept embeddings but no crops: cannot be read."""
 
-    def add(self, label: str, embeddings: np.ndarray) -> None:
+    def add(self, label: str, crops: np.ndarray) -> None:
         self.shots.setdefault(label, []).extend(
-            [round(float(v), 5) for v in e] for e in np.asarray(embeddings))
+            np.ascontiguousarray(c, np.uint8) for c in np.asarray(crops))
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.name, self.base, tuple((lb, len(v)) for lb, v in self.shots.items()))
+
+
+@dataclass
+class _Expert:
+    """An expert face model, opened on first use."""
+
+    path: Path
+    labels: list[str]
+    temperature: float
+    turns: int
+    session: Any = None
+
+
+@dataclass
+class _Enrolled:
+    """What reading one enrolled die needs, computed once from its shots."""
+
+    labels: list[str]
+    means: np.ndarray
+    """(labels, D) unit mean embedding of each face's shots, less :attr:`centre`."""
+    centre: np.ndarray
+    """The mean of the faces' means: the embedding's part common to every face of the die."""
+    matcher: ShotMatcher
 
 
 class DieFaceReader:
-    """Face model for dice of known type (one onnxruntime session, one thread)."""
+    """Face model for dice of known type, and the reading of enrolled dice."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, experts: bool = True) -> None:
+        """`path`: the shared face model (default: the shipped one); `experts`: read the types
+        an expert model is shipped for (``die_faces_experts.json`` beside it) with it."""
         self.path = Path(path) if path is not None else model_path(FACES_FILE)
         meta_path = self.path.with_name(FACES_META)
         meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
@@ -87,41 +131,66 @@ class DieFaceReader:
         self.turns = int(meta.get("test_time_turns", 1))
         self.session = open_session(self.path)
         self._index = {lb: i for i, lb in enumerate(self.labels)}
+        self._experts: dict[str, _Expert] = {}
+        experts_meta = self.path.with_name(EXPERTS_META)
+        if experts and experts_meta.is_file():
+            for e in json.loads(experts_meta.read_text()).get("experts", {}).values():
+                ex = _Expert(self.path.with_name(e["file"]), list(e["labels"]),
+                             float(e["temperature"]), int(e.get("test_time_turns", 4)))
+                self._experts.update(dict.fromkeys(e["types"], ex))
+        self._has_embedding = "embedding" in [o.name for o in self.session.get_outputs()]
+        self.embed_weight = EMBED_WEIGHT if self._has_embedding else 0.0
+        self.fused_scale = FUSED_SCALE
+        self._base_shots: dict[str, dict[str, np.ndarray]] = {}
         self._base_means: dict[str, dict[str, np.ndarray]] = {}
+        self._enrolled: dict[tuple[Any, ...], _Enrolled] = {}
 
     def crops(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
         return crop_dice(image, xyxy, self.crop_px)
 
-    def infer(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(logits (N, classes), unit embeddings (N, 96)) of uint8 BGR crops."""
-        if len(crops) == 0:
-            return np.zeros((0, len(self.labels))), np.zeros((0, 96))
-        x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), np.float32) / 255.0
-        logits, emb = self.session.run(None, {"crops": x})
-        return logits.astype(np.float64), emb.astype(np.float64)
+    @staticmethod
+    def _x(crops: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(np.asarray(crops).transpose(0, 3, 1, 2), np.float32) / 255.0
 
-    def embed(self, crops: np.ndarray) -> np.ndarray:
-        """Unit embeddings averaged over the crop turned 0, 90, 180 and 270 degrees: a face
-        shot at one rotation then matches the same face at any other."""
-        if len(crops) == 0:
-            return np.zeros((0, 96))
-        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
-        _, emb = self.infer(np.ascontiguousarray(turned))
-        return _unit(emb.reshape(4, len(crops), -1).mean(axis=0))
+    @staticmethod
+    def _turned(crops: np.ndarray, turns: int) -> np.ndarray:
+        return np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(1, 2))
+                                                    for k in range(turns)]))
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
         """Logits (N, classes), averaged over the crop turned 0, 90, 180, 270 degrees when the
         model's temperature was fitted so (a face seen at any yaw reads alike)."""
-        if self.turns <= 1 or len(crops) == 0:
-            return self.infer(crops)[0]
-        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(self.turns)])
-        logits, _ = self.infer(np.ascontiguousarray(turned))
-        return logits.reshape(self.turns, len(crops), -1).mean(axis=0)
+        return self._turned_logits(self.session, crops, self.turns, len(self.labels))
+
+    def _turned_logits(self, session: Any, crops: np.ndarray, turns: int, n: int
+                       ) -> np.ndarray:
+        if len(crops) == 0:
+            return np.zeros((0, n))
+        turns = max(turns, 1)
+        out = session.run(None, {"crops": self._x(self._turned(crops, turns))})[0]
+        return out.astype(np.float64).reshape(turns, len(crops), -1).mean(axis=0)
+
+    def embed(self, crops: np.ndarray) -> np.ndarray:
+        """Unit embeddings averaged over the crop turned 0, 90, 180 and 270 degrees (a face
+        shot at one rotation then matches the same face at any other); (N, 0) when the face
+        model has no embedding output."""
+        if not self._has_embedding or len(crops) == 0:
+            return np.zeros((len(crops), 96 if self._has_embedding else 0))
+        emb = self.session.run(["embedding"], {"crops": self._x(self._turned(crops, 4))})[0]
+        return _unit(_unit(emb.astype(np.float64)).reshape(4, len(crops), -1).mean(axis=0))
 
     def read_type(self, crops: np.ndarray, dtype: DieType | str) -> list[FaceReading]:
-        """Faces of crops of dice of one catalogued type."""
+        """Faces of crops of dice of one catalogued type (by its expert model when one is
+        shipped for it)."""
         dt = get_type(dtype) if isinstance(dtype, str) else dtype
         labels = list(dt.labels)
+        ex = self._experts.get(dt.name)
+        if ex is not None and all(lb in ex.labels for lb in labels):
+            if ex.session is None:
+                ex.session = open_session(ex.path)
+            logits = self._turned_logits(ex.session, crops, ex.turns, len(ex.labels))
+            sub = logits[:, [ex.labels.index(lb) for lb in labels]] / ex.temperature
+            return [self._reading(labels, p, REJECT_BELOW) for p in _softmax(sub)]
         missing = [lb for lb in labels if lb not in self._index]
         if missing:
             raise ValueError(f"the face model does not know faces {missing} of {dt.name}")
@@ -129,58 +198,84 @@ class DieFaceReader:
         sub = logits[:, [self._index[lb] for lb in labels]] / self.temperature
         return [self._reading(labels, p, REJECT_BELOW) for p in _softmax(sub)]
 
+    def enrolled_parts(self, crops: np.ndarray, die: EnrolledDie
+                       ) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(labels, correlation (N, labels), cosine (N, labels)) of crops against an enrolled
+        die's faces: the correlation's best over every shot, the cosine to each face's mean
+        shot embedding."""
+        known = self._prepare(die)
+        cos = _unit(self.embed(crops) - known.centre) @ known.means.T
+        return known.labels, known.matcher.scores(crops), cos
+
+    def enrolled_scores(self, crops: np.ndarray, die: EnrolledDie) -> tuple[list[str], np.ndarray]:
+        """(labels, (N, labels) fused scores) of crops against an enrolled die's faces."""
+        labels, ncc, cos = self.enrolled_parts(crops, die)
+        return labels, ncc + self.embed_weight * cos
+
     def read_enrolled(self, crops: np.ndarray, die: EnrolledDie) -> list[FaceReading]:
-        """Faces of crops of an enrolled die (nearest class mean in the embedding)."""
-        means = self.class_means(die)
-        labels = list(means)
-        m = np.stack([means[lb] for lb in labels])
-        # The embedding (after a ReLU) shares a large common part between all faces:
-        # measured from the die's own face means, it is taken out before comparing.
-        centre = m.mean(axis=0)
-        m = _unit(m - centre)
-        sim = _unit(self.embed(crops) - centre) @ m.T
-        probs = _softmax(sim * NCM_SCALE)
+        """Faces of crops of an enrolled die."""
+        labels, score = self.enrolled_scores(crops, die)
+        probs = _softmax(score * self.fused_scale)
         kept = [lb for lb in labels if lb not in die.shots]
         if die.base and kept and all(lb in self._index for lb in kept) and len(crops):
             # The base type's own faces (the pips of a d6 with a skull on the 1) are read
-            # better by the classifier than by their means: the embedding decides "an
-            # enrolled face or not", the classifier, restricted to the kept labels, which one.
+            # better by the classifier than by their rendered stand-ins: the shots decide
+            # "an enrolled face or not", the classifier, restricted to the kept labels, which.
             cols = [labels.index(lb) for lb in kept]
             sub = self.logits(crops)[:, [self._index[lb] for lb in kept]] / self.temperature
             rest = probs[:, cols].sum(axis=1, keepdims=True)
             probs[:, cols] = rest * _softmax(sub)
-        out = []
-        for s, p in zip(sim, probs, strict=True):
-            r = self._reading(labels, p, REJECT_BELOW)
-            if s.max() < NCM_MIN_SIMILARITY:
-                r = FaceReading(r.dist, None, r.probability)
-            out.append(r)
-        return out
+        return [self._reading(labels, p, REJECT_BELOW) for p in probs]
 
-    def class_means(self, die: EnrolledDie) -> dict[str, np.ndarray]:
-        """Unit mean embedding per face label: enrolled shots, then the base type's faces."""
-        means = {}
-        if die.base:
-            means.update({k: v for k, v in self.base_means(die.base).items()
-                          if k not in die.shots})
-        for label, shots in die.shots.items():
-            means[label] = _unit(np.asarray(shots, np.float64).mean(axis=0))
-        if not means:
-            raise ValueError(f"die {die.name} has no enrolled face")
-        return means
+    def _prepare(self, die: EnrolledDie) -> _Enrolled:
+        if die.stale:
+            raise ValueError(f"die {die.name} was enrolled by an older version; enrol it again")
+        key = die.key()
+        if key not in self._enrolled:
+            shots = {}
+            if die.base:
+                shots.update({k: v for k, v in self.base_shots(die.base).items()
+                              if k not in die.shots})
+            shots.update({lb: self._sized(np.stack(v)) for lb, v in die.shots.items() if v})
+            if not shots:
+                raise ValueError(f"die {die.name} has no enrolled face")
+            labels = list(shots)
+            # The embedding shares a large part between all faces (it was trained to tell
+            # faces of many dice apart): measured from this die's own face means, it is taken
+            # out before comparing.
+            means = _unit(np.stack([self.embed(shots[lb]).mean(axis=0) for lb in labels]))
+            centre = means.mean(axis=0)
+            self._enrolled[key] = _Enrolled(labels, _unit(means - centre), centre,
+                                            ShotMatcher(shots))
+        return self._enrolled[key]
+
+    def _sized(self, crops: np.ndarray) -> np.ndarray:
+        """Shots cut at another crop size (an older model's) brought to this one's."""
+        if crops.shape[1] == self.crop_px:
+            return crops
+        return np.stack([cv2.resize(c, (self.crop_px, self.crop_px),
+                                    interpolation=cv2.INTER_AREA) for c in crops])
+
+    def base_shots(self, name: str) -> dict[str, np.ndarray]:
+        """Rendered shots of a catalogued type's faces (seeded: the same every run)."""
+        if name not in self._base_shots:
+            dt = get_type(name)
+            rng = np.random.default_rng(12345)
+            self._base_shots[name] = {
+                f.label: face_crops(dt, f, BASE_SHOTS, rng, STEADY, self.crop_px)
+                for f in {f.label: f for f in dt.faces}.values()}
+        return self._base_shots[name]
 
     def base_means(self, name: str, shots: int = 24) -> dict[str, np.ndarray]:
-        """Mean embeddings of a catalogued type's faces from rendered crops (seeded)."""
+        """Mean embeddings of a catalogued type's faces from rendered crops (seeded): which
+        type a die of a game is (calibration.pieces_read) is told by the nearest of them."""
         if name not in self._base_means:
             dt = get_type(name)
             rng = np.random.default_rng(12345)
-            out = {}
-            for face in dt.faces:
-                if face.label in out:
-                    continue
-                emb = self.embed(face_crops(dt, face, shots, rng, TRAIN, self.crop_px))
-                out[face.label] = _unit(emb.mean(axis=0))
-            self._base_means[name] = out
+            self._base_means[name] = {
+                f.label: _unit(self.embed(face_crops(dt, f, shots, rng, TRAIN,
+                                                     self.crop_px)).mean(axis=0))
+                for f in {f.label: f for f in dt.faces}.values()}
         return self._base_means[name]
 
     @staticmethod

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         except ImageError as exc:
             raise UserError(f"{path}: {exc}") from None
     try:
-        die = enrol(args.profile, args.die, args.face, np.concatenate(crops), reader, args.base)
+        die = enrol(args.profile, args.die, args.face, np.concatenate(crops), args.base)
     except EnrolmentError as exc:
         raise UserError(str(exc)) from None
     counts = {label: len(shots) for label, shots in die.shots.items()}

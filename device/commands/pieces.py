@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from calibration.pieces_eval import eval_card_slots, eval_pyramids
+    from vision.facecrops import TOP
     from vision.faces import DieFaceReader
     from vision.faces_eval import eval_enrolment, eval_types
 
@@ -50,10 +51,14 @@ def run(args: argparse.Namespace) -> int:
         if "faces" in parts:
             logger.info("faces per die type")
             out["faces"] = eval_types(reader, per_face=5 if q else 60, seed=10_000 + args.seed)
+            logger.info("faces per die type, square-on (as the live observer reads them)")
+            out["faces_square_on"] = eval_types(reader, per_face=5 if q else 60,
+                                                seed=11_000 + args.seed, cond=TOP)
         if "enrolment" in parts:
             logger.info("enrolment")
             out["enrolment"] = [eval_enrolment(reader, k, dice=2 if q else 8,
-                                               tests=5 if q else 40, seed=20_000 + args.seed)
+                                               tests=5 if q else 40, seed=20_000 + args.seed,
+                                               catalogue_tests=2 if q else 10)
                                 for k in (3, 5)]
     if "pyramids" in parts:
         logger.info("pyramids")
@@ -67,11 +72,14 @@ def run(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
+    top = out.get("faces_square_on", {})
     for name, r in out.get("faces", {}).items():
-        print(f"face {name:34s} accuracy {r['accuracy']:.4f}  rejected {r['rejected']:.4f}")
+        print(f"face {name:34s} accuracy {r['accuracy']:.4f}  rejected {r['rejected']:.4f}"
+              + (f"  square-on {top[name]['accuracy']:.4f}" if name in top else ""))
     for r in out.get("enrolment", []):
         print(f"enrolment {r['shots']} shots: new dice {r['new_dice_accuracy']:.4f}, "
-              f"symbol face on a d6 {r['symbol_face_accuracy']:.4f}")
+              f"symbol face on a d6 {r['symbol_face_accuracy']:.4f}, shipped dice as new "
+              f"{r.get('catalogue_as_new_accuracy', float('nan')):.4f}")
     for r in out.get("pyramids", []):
         print(f"pyramids ({r['edition']}, {r['pieces']} pieces): colour "
               f"{r['colour_accuracy']:.4f}, size {r['size_accuracy']:.4f}, found {r['found']:.4f}")

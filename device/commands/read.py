@@ -184,11 +184,12 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"cannot create {args.annotate}: {exc.strerror or exc}") from None
     profile, enrolled = None, {}
     if args.profile is not None:
-        from calibration.enrolment import EnrolmentError, load_enrolled
+        from calibration.enrolment import EnrolmentError, load_enrolled, refuse_stale
         from calibration.profile import ProfileError, load
 
         try:
             enrolled = load_enrolled(args.profile)
+            refuse_stale(args.profile, enrolled)
         except EnrolmentError as exc:
             raise UserError(str(exc)) from None
         try:

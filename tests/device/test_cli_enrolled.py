@@ -58,3 +58,14 @@ def test_a_profile_with_a_broken_enrolment_is_one_line(tmp_path: Path, cli: Cli)
     code, out, err = cli("read", photo(tmp_path / "t.png", (DieSpec(0, 0, 2),), 1),
                          "--profile", str(bad))
     assert code == 2 and "malformed [enrolment]" in err and "Traceback" not in err
+
+
+def test_a_die_enrolled_by_an_older_version_is_refused_with_the_fix(tmp_path: Path,
+                                                                     cli: Cli) -> None:
+    old = tmp_path / "profile.toml"
+    old.write_text('[enrolment."skull d6"]\nbase = "d6"\n\n[enrolment."skull d6".faces]\n'
+                   '"1" = [[0.1, 0.2], [0.3, 0.4]]\n')
+    code, out, err = cli("read", photo(tmp_path / "t.png", (DieSpec(0, 0, 2),), 1),
+                         "--profile", str(old))
+    assert code == 2 and "Traceback" not in err
+    assert "'skull d6'" in err and "enrol" in err and len(err.strip().splitlines()) == 1

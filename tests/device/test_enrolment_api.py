@@ -41,7 +41,7 @@ def test_photos_become_shots_in_the_profile(client: TestClient, tmp_path: Path) 
     assert "d6" in listed["bases"] and "icedice-size" in listed["bases"]
     stored = load_enrolled(tmp_path / "profile.toml")["skull die"]
     assert stored.base == "d6" and len(stored.shots["skull"]) == 3
-    assert all(len(e) >= 32 for e in stored.shots["skull"])  # embeddings, not pictures
+    assert all(c.shape == (48, 48, 3) for c in stored.shots["skull"])  # the die, not the photo
 
 
 @pytest.mark.parametrize(("path", "body", "status", "message"), [

@@ -66,26 +66,28 @@ def test_enrolment_learns_a_new_die_from_five_shots(reader):
     rng = np.random.default_rng(1)
     die = EnrolledDie(dt.name)
     for face in dt.faces:
-        die.add(face.label, reader.embed(face_crops(dt, face, 5, rng, ENROL, reader.crop_px)))
+        die.add(face.label, face_crops(dt, face, 5, rng, ENROL, reader.crop_px))
     right = n = 0
     for face in dt.faces:
         for r in reader.read_enrolled(face_crops(dt, face, 5, rng, TRAIN, reader.crop_px), die):
+            assert set(r.dist) == {f.label for f in dt.faces}
             right += r.label == face.label
             n += 1
-    assert right / n >= 0.6  # measured 0.8 here; `dicetable pieces` measures the figure
+    assert right / n >= 0.9  # a floor; `dicetable pieces` measures the figure
 
 
 def test_a_symbol_face_on_a_d6_keeps_the_other_faces(reader):
     skull = get_type("d6-skull1")
     rng = np.random.default_rng(2)
     die = EnrolledDie("my-skull-die", base="d6")
-    die.add("1", reader.embed(face_crops(skull, skull.faces[0], 5, rng, ENROL,
-                                         reader.crop_px)))
-    means = reader.class_means(die)
-    assert sorted(means) == ["1", "2", "3", "4", "5", "6"]
+    die.add("1", face_crops(skull, skull.faces[0], 5, rng, ENROL, reader.crop_px))
     got = reader.read_enrolled(face_crops(skull, skull.faces[0], 6, rng, TRAIN,
                                           reader.crop_px), die)
+    assert sorted(got[0].dist) == ["1", "2", "3", "4", "5", "6"]
     assert sum(r.label == "1" for r in got) >= 5
+    pips = reader.read_enrolled(face_crops(skull, skull.faces[3], 6, rng, TRAIN,
+                                           reader.crop_px), die)
+    assert sum(r.label == "4" for r in pips) >= 5  # the kept faces still read
 
 
 def test_enrol_command_stores_shots_in_the_profile(tmp_path, capsys):
@@ -111,3 +113,10 @@ def test_enrol_command_stores_shots_in_the_profile(tmp_path, capsys):
     assert main(["enrol", "--die", "promo", "--face", "6", "--profile", str(profile),
                  str(tmp_path / "missing.png")]) != 0
     assert "missing.png" in capsys.readouterr().err
+
+
+def test_an_unreadable_stale_die_is_refused(reader):
+    stale = EnrolledDie("old", {}, None, stale=True)
+    crops = np.zeros((1, reader.crop_px, reader.crop_px, 3), np.uint8)
+    with pytest.raises(ValueError, match="older version"):
+        reader.read_enrolled(crops, stale)

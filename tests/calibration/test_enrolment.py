@@ -1,0 +1,72 @@
+"""Enrolled dice in the profile: shots stored as small crops, old profiles refused clearly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.enrolment import (
+    EnrolmentError,
+    decode_shot,
+    encode_shot,
+    enrol,
+    load_enrolled,
+    refuse_stale,
+)
+
+OLD = """format = "dicetable-profile/1"
+game = "icedice"
+
+[enrolment."skull d6"]
+base = "d6"
+
+[enrolment."skull d6".faces]
+"1" = [[0.1, 0.2, 0.3], [0.1, 0.2, 0.3]]
+"""
+
+
+def _crops(n: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, (n, 48, 48, 3)).astype(np.uint8)
+
+
+def test_shots_round_trip_exactly(tmp_path: Path) -> None:
+    crop = _crops(1)[0]
+    assert np.array_equal(decode_shot(encode_shot(crop)), crop)
+    path = tmp_path / "p.toml"
+    enrol(path, "club die", "club", _crops(3), base="d6")
+    enrol(path, "club die", "2", _crops(2, 1))
+    die = load_enrolled(path)["club die"]
+    assert die.base == "d6" and not die.stale
+    assert [len(die.shots[k]) for k in ("club", "2")] == [3, 2]
+    assert np.array_equal(die.shots["club"][0], _crops(3)[0])
+
+
+def test_an_old_profile_is_refused_with_what_to_do_and_enrolling_replaces_it(
+        tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(OLD)
+    dice = load_enrolled(path)
+    assert dice["skull d6"].stale and dice["skull d6"].base == "d6"
+    with pytest.raises(EnrolmentError) as err:
+        refuse_stale(path, dice)
+    msg = str(err.value)
+    assert "'skull d6'" in msg and "older dicetable" in msg and "dicetable enrol" in msg
+    assert "\n" not in msg
+    enrol(path, "other die", "x", _crops(1))  # another die: the old one is kept as it was
+    assert load_enrolled(path)["skull d6"].stale
+    assert 'game = "icedice"' in path.read_text()
+    die = enrol(path, "skull d6", "1", _crops(3))  # enrolled again: replaced, base kept
+    assert not die.stale and die.base == "d6" and list(die.shots) == ["1"]
+    refuse_stale(path, load_enrolled(path))
+
+
+@pytest.mark.parametrize("body", ['[enrolment]\ndie = 3\n',
+                                  '[enrolment.d.shots]\n"1" = ["not base64!"]\n',
+                                  '[enrolment.d.shots]\n"1" = ["aGVsbG8="]\n'])
+def test_a_malformed_enrolment_is_one_clear_error(tmp_path: Path, body: str) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(body)
+    with pytest.raises(EnrolmentError, match="malformed"):
+        load_enrolled(path)
