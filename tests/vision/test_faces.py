@@ -45,6 +45,23 @@ def test_a_face_reads_the_same_at_every_quarter_turn(reader):
         assert x.label == y.label and abs(x.probability - y.probability) < 1e-4
 
 
+def test_an_expert_model_reads_its_types_and_only_them(reader):
+    meta = json.loads((reader.path.with_name("die_faces_experts.json")).read_text())
+    experts = {t for e in meta["experts"].values() for t in e["types"]}
+    assert "icedice-size" in experts
+    shared = DieFaceReader(experts=False)
+    dt = get_type("icedice-size")
+    crops = face_crops(dt, dt.faces[4], 6, np.random.default_rng(9), TRAIN, reader.crop_px)
+    by_expert, by_shared = reader.read_type(crops, dt), shared.read_type(crops, dt)
+    assert sum(r.label == "SL" for r in by_expert) >= 5
+    assert [r.dist for r in by_expert] != [r.dist for r in by_shared]  # not the shared model
+    rainbow = get_type("icedice-colour-rainbow")  # a type without an expert: the shared one
+    c = face_crops(rainbow, rainbow.faces[0], 2, np.random.default_rng(9), TRAIN,
+                   reader.crop_px)
+    assert [r.dist for r in reader.read_type(c, rainbow)] == [
+        r.dist for r in shared.read_type(c, rainbow)]
+
+
 def test_novel_dice_faces_differ_even_turned():
     from vision.facedraw import glyph_key
     from vision.faces_eval import distinct_glyph_seeds
