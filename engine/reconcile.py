@@ -366,20 +366,28 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             for s in rolls[: params.beam]:
                 scored += _expand(game, s.state, s.actions, s.log_prior, fitter, params,
                                   observation.dice_moved)
-    return _posteriors(scored, view, bool(observation.dice_moved))
+    return _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
 
 
 def _posteriors(scored: Iterable[_Scored], current: View = (),
-                dice_moved: bool = False) -> list[Explanation]:
+                dice_moved: bool = False, current_fit: float | None = None
+                ) -> list[Explanation]:
     # Explanations that predict the same table and lead to the same state are one for the
     # camera and for the match: keep the most probable a priori (on a tie, a legal one, then
     # the shorter chain). Same table, different states stay apart, so the players are asked
     # (Pyramid Dice: 'pass' or 'set 4 to 4 by g4', neither seen) -- except the table as it
     # is: what shows no change at all is the camera's "no change", unless more probable.
-    # A throw seen by the die tracker (the dice left their places) shows itself even when
-    # the dice land on the values they showed: it is not the table as it was.
+    # A move whose table differs from the one as it was only in what the camera does not
+    # read (``current_fit``: the reading fits both exactly as well; Pyramid Dice: a 'pass'
+    # that rights a turned Ra card, the players' areas being counted, not read) is, for the
+    # camera, the table as it was (simulated Pyramid Dice, 50 matches: such a 'pass' was
+    # recorded on a table put back after a foul). A throw seen by the die tracker (the
+    # dice left their places) shows itself even when the dice land on the values they
+    # showed: it is not the table as it was.
     def as_it_was(s: _Scored) -> bool:
-        return s.view == current and not (dice_moved and any(
+        same = s.view == current or (current_fit is not None and s.actions != () and
+                                     abs(s.log_likelihood - current_fit) < 1e-9)
+        return same and not (dice_moved and any(
             getattr(a, "throws_dice", a.is_chance) for a in s.actions))
 
     by_view: dict[tuple[View, Any], _Scored] = {}

@@ -196,3 +196,17 @@ def test_a_throw_to_the_same_values_is_seen_by_the_tracker() -> None:
     # still, the tracker's word is needed: without it the same table is asked about
     res = reconcile(GAME, s, counted(obs, dice_moved=False))
     assert not isinstance(res, Accepted)
+
+
+def test_a_move_that_changes_only_what_is_not_read_is_asked() -> None:
+    """After a Ra re-roll the Ra card lies turned; 'pass' rights it, but the players' areas
+    are counted, not read: the camera sees the table as it was, so 'pass' is asked, never
+    recorded (it was, on a table the players had put back after a foul)."""
+    s = play(new(), "roll 1 1 1")
+    s = replace(s, side=s.side + tuple(c for _, c in s.pyramid), pyramid=())
+    s = play(s, "reroll 1 1 2 by ra")
+    assert GAME.expected_view(play(s, "pass")) != GAME.expected_view(s)
+    obs = counted(observe_view(GAME.expected_view(s)), dice_moved=False)
+    res = reconcile(GAME, s, obs)
+    assert isinstance(res, Ambiguous)
+    assert {"pass", "no change"} <= {e.text() for e in res.candidates}
