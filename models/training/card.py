@@ -59,8 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         "REALSHARE": f"real photos {record['real_share']:.0%} of the draws, synthetic the rest",
         "COMMANDS": "Commands that made the shipped files:\n\n```\n" + "\n".join(
             v for k, v in sorted(record.items()) if k.startswith("command_")) + "\n```",
-        "RECORDNOTE": (f"The shipped files were {record['note']}; that one process was not run "
-                       "end to end again." if record.get("note") else ""),
+        "RECORDNOTE": f"The shipped files were {record['note']}." if record.get("note") else "",
         "MINUTES": str(round(sum(v for k, v in record.items() if k.startswith("minutes_")))),
         "CALIB": (f"temperature {cls['temperature']:.3f}; ECE {cls['ece_before']:.4f} before, "
                   f"{cls['ece_after']:.4f} after; held-out accuracy "
