@@ -180,23 +180,26 @@ class DieFaceReader:
         return _unit(_unit(emb.astype(np.float64)).reshape(4, len(crops), -1).mean(axis=0))
 
     def read_type(self, crops: np.ndarray, dtype: DieType | str) -> list[FaceReading]:
-        """Faces of crops of dice of one catalogued type (by its expert model when one is
-        shipped for it)."""
+        """Faces of crops of dice of one catalogued type (with its expert model too when one
+        is shipped for it)."""
         dt = get_type(dtype) if isinstance(dtype, str) else dtype
         labels = list(dt.labels)
-        ex = self._experts.get(dt.name)
-        if ex is not None and all(lb in ex.labels for lb in labels):
-            if ex.session is None:
-                ex.session = open_session(ex.path)
-            logits = self._turned_logits(ex.session, crops, ex.turns, len(ex.labels))
-            sub = logits[:, [ex.labels.index(lb) for lb in labels]] / ex.temperature
-            return [self._reading(labels, p, REJECT_BELOW) for p in _softmax(sub)]
         missing = [lb for lb in labels if lb not in self._index]
         if missing:
             raise ValueError(f"the face model does not know faces {missing} of {dt.name}")
         logits = self.logits(crops)
-        sub = logits[:, [self._index[lb] for lb in labels]] / self.temperature
-        return [self._reading(labels, p, REJECT_BELOW) for p in _softmax(sub)]
+        probs = _softmax(logits[:, [self._index[lb] for lb in labels]] / self.temperature)
+        ex = self._experts.get(dt.name)
+        if ex is not None and all(lb in ex.labels for lb in labels) and len(crops):
+            if ex.session is None:
+                ex.session = open_session(ex.path)
+            logits = self._turned_logits(ex.session, crops, ex.turns, len(ex.labels))
+            sub = logits[:, [ex.labels.index(lb) for lb in labels]] / ex.temperature
+            # The mean of the two calibrated distributions: the expert, sharper on its
+            # faces, mostly decides; but it never saw anything else (a blank or a cut-off
+            # crop), where the shared model's doubt keeps the reading from being sure.
+            probs = 0.5 * (probs + _softmax(sub))
+        return [self._reading(labels, p, REJECT_BELOW) for p in probs]
 
     def enrolled_parts(self, crops: np.ndarray, die: EnrolledDie
                        ) -> tuple[list[str], np.ndarray, np.ndarray]:
