@@ -81,6 +81,8 @@ class Runtime:
     is: whether anything was done before is not known)"""
     _open_alert: str | None = None
     _alerted: bool = False
+    _alert_at: int | None = None
+    """the match's entry count just after the open alert or question was raised"""
     """a rule break was alerted and the table has not matched the game since"""
 
     def __post_init__(self) -> None:
@@ -107,6 +109,10 @@ class Runtime:
             return None
         t0, cpu0 = time.perf_counter(), time.process_time()
         match = self.service.match(self.match_id)
+        if self._alert_at is not None and len(match.entries) != self._alert_at:
+            # the players answered, acted or undid since: that alert is closed, and the same
+            # question, raised by the table again, is asked again
+            self._open_alert, self._alerted, self._alert_at = None, False, None
         expect = getattr(self.observe, "expect", None)
         if callable(expect):  # what the table should show, for observers that learn from it
             expect(match.game.expected_view(match.state))
@@ -168,11 +174,13 @@ class Runtime:
                 self._open_alert = text
                 self.service.note(mid, "question", f"Which was it: {text}?",
                                   data=res.to_dict())
+                self._alert_at = len(self.service.match(mid).entries)
         elif isinstance(res, Violation):
             text = f"{res.rule.id}: {res.explanation}"
             if text != self._open_alert:
                 self._open_alert = text
                 self.service.note(mid, "violation", res.explanation, data=res.to_dict())
+                self._alert_at = len(self.service.match(mid).entries)
 
     def run(self, stop: threading.Event, *, max_backoff: float = 10.0) -> None:
         """Loop until ``stop`` is set or a finite source ends."""

@@ -158,3 +158,21 @@ def test_stop_event_ends_the_loop(tmp_path) -> None:  # type: ignore
     stop.set()
     runtime.run(stop)
     assert runtime.steps == []
+
+
+def test_an_alert_answered_by_the_players_is_closed(tmp_path) -> None:  # type: ignore
+    """The foul is alerted; the players act on the phone (here: they undo the roll). That
+    closes the alert: the foul still on the table is alerted again, not kept silent as the
+    alert already shown (a question answered was not asked again either: Pyramid Dice,
+    a second 'pass or no change' went unasked and the pass unrecorded)."""
+    runtime, service, mid = make_runtime(tmp_path, ScriptedSource([0, 1, 4, 4, 4]))
+    answered = False
+    while runtime.step() is not None or runtime.status != "source ended":
+        if runtime.status == "source ended":
+            break
+        pending = service.view(mid)["pending"]
+        if pending and pending["kind"] == "violation" and not answered:
+            service.undo(mid, None)  # the players take back the roll instead
+            answered = True
+    kinds = [e["kind"] for e in service.view(mid)["entries"]]
+    assert answered and kinds.count("violation") >= 2
