@@ -193,7 +193,7 @@ def _by_expert(face_reader: Any, image: np.ndarray, geometry: Geometry, best: To
     die) read again by that model on the surest crop; the shared model still says the type
     and where the die lies. (The shared model read the size die's pictograms a size too
     large on rendered tables: 103 of 1787 rolls, SL as ML 16 %, S as SM 8 %, M as L 6 %.)"""
-    if best.type not in getattr(face_reader, "_experts", {}):
+    if not face_reader.has_expert(best.type):
         return best
     grid = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], np.float64)
     at = np.array(best.centre_mm) + grid * SEARCH_MM / 2

@@ -145,6 +145,10 @@ class DieFaceReader:
         self._base_means: dict[str, dict[str, np.ndarray]] = {}
         self._enrolled: dict[tuple[Any, ...], _Enrolled] = {}
 
+    def has_expert(self, type_name: str) -> bool:
+        """Whether `type_name` is read by a shipped expert model as well as the shared one."""
+        return type_name in self._experts
+
     def crops(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
         return crop_dice(image, xyxy, self.crop_px)
 

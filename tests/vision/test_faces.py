@@ -50,6 +50,9 @@ def test_an_expert_model_reads_its_types_and_only_them(reader):
     experts = {t for e in meta["experts"].values() for t in e["types"]}
     assert "icedice-size" in experts
     shared = DieFaceReader(experts=False)
+    assert all(reader.has_expert(t) for t in experts)
+    assert not reader.has_expert("icedice-colour-rainbow")
+    assert not shared.has_expert("icedice-size")
     dt = get_type("icedice-size")
     crops = face_crops(dt, dt.faces[4], 6, np.random.default_rng(9), TRAIN, reader.crop_px)
     by_expert, by_shared = reader.read_type(crops, dt), shared.read_type(crops, dt)
