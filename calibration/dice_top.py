@@ -36,6 +36,8 @@ corners cut a little; measured best of 1.15 / 1.3 / 1.45 on rendered tables)."""
 SEARCH_MM = 2.0
 """Step of the 3 x 3 search round a die's estimated place (measured: the estimate is off by
 ~2 mm median for a white die on white paper, 1 mm for a coloured one)."""
+_GRID = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], np.float64)
+"""The 3 x 3 search's offsets, in steps."""
 MASK_PPM = 2.0
 """Resolution of the mat comparison that finds dice, px/mm."""
 MERGE_SHARE = 0.7
@@ -166,12 +168,11 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
     """Type and face of each die near `centres_mm`: 3 x 3 crops SEARCH_MM apart, each read as
     every type of the game, then 3 x 3 crops half as far apart round the surest; the surest
     (type, crop) of all stands."""
-    grid = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], np.float64)
     out = []
     for c in np.asarray(centres_mm, np.float64).reshape(-1, 2):
         best: TopReading | None = None
         for step in (SEARCH_MM, SEARCH_MM / 2):
-            at = (c if best is None else np.array(best.centre_mm)) + grid * step
+            at = (c if best is None else np.array(best.centre_mm)) + _GRID * step
             crops = top_crops(image, geometry, at, edge_mm, face_reader.crop_px)
             logits = face_reader.logits(crops)
             for t in types:
@@ -195,8 +196,7 @@ def _by_expert(face_reader: Any, image: np.ndarray, geometry: Geometry, best: To
     large on rendered tables: 103 of 1787 rolls, SL as ML 16 %, S as SM 8 %, M as L 6 %.)"""
     if not face_reader.has_expert(best.type):
         return best
-    grid = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], np.float64)
-    at = np.array(best.centre_mm) + grid * SEARCH_MM / 2
+    at = np.array(best.centre_mm) + _GRID * SEARCH_MM / 2
     reads = face_reader.read_type(top_crops(image, geometry, at, edge_mm,
                                             face_reader.crop_px), best.type)
     labels = list(reads[0].dist)

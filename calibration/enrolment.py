@@ -120,8 +120,7 @@ def enrol(path: str | Path, die: str, label: str, crops: np.ndarray,
     if entry is None or entry.stale:
         if entry is not None:
             logger.warning("%s: the old shots of %r (an older version's) are replaced", path, die)
-        entry = EnrolledDie(die, base=base if base is not None else (entry.base if entry
-                                                                      else None))
+        entry = EnrolledDie(die, base=entry.base if entry is not None else None)
     if base is not None:
         entry.base = base
     entry.add(label, crops)

@@ -73,11 +73,12 @@ class ZoneGate:
         view = self._zone_view(prof, image, region, ppm)
         hit = self._zone_cache.get(key)
         if hit is not None and hit[0].shape == view.shape:
-            cells = _cells(view, hit[0], max(1, int(round(cell_mm * ppm))))
+            cell_px = max(1, int(round(cell_mm * ppm)))
+            cells = _cells(view, hit[0], cell_px)
             if cells.max() <= ZONE_CHANGE:
                 return hit[1]
             ys, xs = np.nonzero(cells > ZONE_CHANGE)
-            c = max(1, int(round(cell_mm * ppm))) / ppm  # a cell's side, mm
+            c = cell_px / ppm  # a cell's side, mm
             core = (region[0] + xs.min() * c, region[1] + ys.min() * c,
                     region[0] + (xs.max() + 1) * c, region[1] + (ys.max() + 1) * c)
             area = (core[2] - core[0]) * (core[3] - core[1])

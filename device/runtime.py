@@ -81,9 +81,9 @@ class Runtime:
     is: whether anything was done before is not known)"""
     _open_alert: str | None = None
     _alerted: bool = False
+    """a rule break was alerted and the table has not matched the game since"""
     _alert_at: int | None = None
     """the match's entry count just after the open alert or question was raised"""
-    """a rule break was alerted and the table has not matched the game since"""
 
     def __post_init__(self) -> None:
         outline = getattr(self.observe, "table_outline", None)

@@ -34,6 +34,7 @@ import numpy as np
 
 from device.observer_sim import NoisyObserver, attribute_domains
 from engine import Match, Observation, get_game
+from engine.core import throws_dice
 from engine.observation import View
 from vision.frame import Frame
 
@@ -83,12 +84,6 @@ class Scene:
     actions: tuple[str, ...]  # the true actions that led here (empty for a reverted mistake)
     illegal: str | None = None  # rule id, when this scene shows an illegal move
     rolled: bool = False  # the dice were thrown for this scene
-
-
-def _throws(action: Any) -> bool:
-    """Whether the players throw dice for this action: a roll, and a re-roll with a card
-    (a decision carrying its outcome), land anew; a die turned by hand stays put."""
-    return bool(getattr(action, "throws_dice", action.is_chance))
 
 
 class SimulatedTable:
@@ -181,12 +176,12 @@ class SimulatedTable:
                     assert cand.error is not None
                     self.injected.append((self._seq, cand.error.rule.id))
                     self.pending_revert = True
-                    self._move(Scene(view, (), cand.error.rule.id, _throws(cand.action)))
+                    self._move(Scene(view, (), cand.error.rule.id, throws_dice(cand.action)))
                     return True
         action = self.game.random_action(state, self.rng)
         self.truth.push(action, source="sim")
         self._move(Scene(self.game.expected_view(self.truth.state), (action.to_str(),),
-                         rolled=_throws(action)))
+                         rolled=throws_dice(action)))
         return True
 
     def _move(self, scene: Scene) -> None:

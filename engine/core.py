@@ -183,6 +183,12 @@ class ChanceOutcome:
     throws_dice: ClassVar[bool] = True
 
 
+def throws_dice(action: Any) -> bool:
+    """Whether the players throw dice for this action: a roll, and a re-roll with a card
+    (a decision carrying its outcome), land anew; a die turned by hand stays put."""
+    return bool(getattr(action, "throws_dice", action.is_chance))
+
+
 class State(Protocol):
     """What every game's state values provide (they are frozen dataclasses)."""
 

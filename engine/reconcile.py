@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.core import Candidate, Game, State
+from engine.core import Candidate, Game, State, throws_dice
 from engine.errors import Rule
 from engine.observation import Expected, Observation, Observed, View
 
@@ -310,7 +310,7 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
             p = params.illegal_prior / decisions
             after = None
             view = game.view_after(state, action)
-        if getattr(action, "throws_dice", action.is_chance):
+        if throws_dice(action):
             if not action.is_chance:
                 p *= action.outcome_probability
             if dice_moved is False:
@@ -388,7 +388,7 @@ def _posteriors(scored: Iterable[_Scored], current: View = (),
         same = s.view == current or (current_fit is not None and s.actions != () and
                                      abs(s.log_likelihood - current_fit) < 1e-9)
         return same and not (dice_moved and any(
-            getattr(a, "throws_dice", a.is_chance) for a in s.actions))
+            throws_dice(a) for a in s.actions))
 
     by_view: dict[tuple[View, Any], _Scored] = {}
     for s in scored:

@@ -205,23 +205,18 @@ class DieFaceReader:
             probs = 0.5 * (probs + _softmax(sub))
         return [self._reading(labels, p, REJECT_BELOW) for p in probs]
 
-    def enrolled_parts(self, crops: np.ndarray, die: EnrolledDie
-                       ) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """(labels, correlation (N, labels), cosine (N, labels)) of crops against an enrolled
-        die's faces: the correlation's best over every shot, the cosine to each face's mean
-        shot embedding."""
+    def _enrolled_scores(self, crops: np.ndarray, die: EnrolledDie
+                         ) -> tuple[list[str], np.ndarray]:
+        """(labels, (N, labels) scores) of crops against an enrolled die's faces: the
+        correlation's best over every shot, plus EMBED_WEIGHT x the cosine to each face's
+        mean shot embedding."""
         known = self._prepare(die)
         cos = _unit(self.embed(crops) - known.centre) @ known.means.T
-        return known.labels, known.matcher.scores(crops), cos
-
-    def enrolled_scores(self, crops: np.ndarray, die: EnrolledDie) -> tuple[list[str], np.ndarray]:
-        """(labels, (N, labels) fused scores) of crops against an enrolled die's faces."""
-        labels, ncc, cos = self.enrolled_parts(crops, die)
-        return labels, ncc + self.embed_weight * cos
+        return known.labels, known.matcher.scores(crops) + self.embed_weight * cos
 
     def read_enrolled(self, crops: np.ndarray, die: EnrolledDie) -> list[FaceReading]:
         """Faces of crops of an enrolled die."""
-        labels, score = self.enrolled_scores(crops, die)
+        labels, score = self._enrolled_scores(crops, die)
         probs = _softmax(score * self.fused_scale)
         kept = [lb for lb in labels if lb not in die.shots]
         if die.base and kept and all(lb in self._index for lb in kept) and len(crops):

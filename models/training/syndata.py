@@ -13,6 +13,7 @@ import hashlib
 import logging
 import pickle
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -46,33 +47,39 @@ def load_synthetic(seed: int, scenes: int, size: int) -> Samples:
     return syn
 
 
-def synthetic_crops(seed: int, scenes: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """(crops (N, S, S, 3) uint8, classes (N,)) of the synthetic scenes."""
-    cache = CACHE / f"crops_{data_key(seed, scenes, size)}.npz"
+def _cached_crops(cache: Path, make: Callable[[], tuple[np.ndarray, np.ndarray]]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(crops, labels) from the .npz ``cache``, made by ``make`` and kept there the first time."""
     if cache.exists():
         z = np.load(cache)
         return z["crops"], z["labels"]
-    syn = load_synthetic(seed, scenes, size)
-    crops, labels = np.stack(syn.crops), np.array(syn.labels, np.int64)
+    crops, labels = make()
     np.savez(cache, crops=crops, labels=labels)
     return crops, labels
+
+
+def synthetic_crops(seed: int, scenes: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(crops (N, S, S, 3) uint8, classes (N,)) of the synthetic scenes."""
+    def make() -> tuple[np.ndarray, np.ndarray]:
+        syn = load_synthetic(seed, scenes, size)
+        return np.stack(syn.crops), np.array(syn.labels, np.int64)
+
+    return _cached_crops(CACHE / f"crops_{data_key(seed, scenes, size)}.npz", make)
 
 
 def synthetic_negatives(seed: int, scenes: int, size: int, detector: Path
                         ) -> tuple[np.ndarray, np.ndarray]:
     """'Not a die' crops where ``detector`` fires on the synthetic scenes but no die is."""
     tag = hashlib.sha256(Path(detector).read_bytes()).hexdigest()[:10]
-    cache = CACHE / f"negatives_{data_key(seed, scenes, size)}_{tag}.npz"
-    if cache.exists():
-        z = np.load(cache)
-        return z["crops"], z["labels"]
-    syn = load_synthetic(seed, scenes, size)
-    neg = hard_negatives(syn.det_images, syn.det_boxes, detector, np.random.default_rng(seed),
-                         2, size)
-    crops = np.stack(neg.crops) if neg.crops else np.zeros((0, size, size, 3), np.uint8)
-    labels = np.array(neg.labels, np.int64)
-    np.savez(cache, crops=crops, labels=labels)
-    return crops, labels
+
+    def make() -> tuple[np.ndarray, np.ndarray]:
+        syn = load_synthetic(seed, scenes, size)
+        neg = hard_negatives(syn.det_images, syn.det_boxes, detector,
+                             np.random.default_rng(seed), 2, size)
+        crops = np.stack(neg.crops) if neg.crops else np.zeros((0, size, size, 3), np.uint8)
+        return crops, np.array(neg.labels, np.int64)
+
+    return _cached_crops(CACHE / f"negatives_{data_key(seed, scenes, size)}_{tag}.npz", make)
 
 
 def base_path(seed: int, scenes: int, size: int, epochs: int, width: int, arch: str,

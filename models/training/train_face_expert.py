@@ -41,9 +41,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from models.training.export import update_sha256sums
 from models.training.quantize import quantize
 from models.training.train_classifier import fit_temperature
-from models.training.train_faces import augment, to_tensor
+from models.training.train_faces import augment, conv_trunk, to_tensor
 from vision.dietypes import DieType, get_type
 from vision.facecrops import CROP_PX, TOP, TRAIN, face_crops
 from vision.onnx_models import open_session
@@ -85,15 +86,9 @@ class ExpertNet(nn.Module):
 
     def __init__(self, n_classes: int, width: float = 1.0) -> None:
         super().__init__()
-        c = [max(8, int(round(v * width))) for v in (24, 32, 48, 64, 64)]
-
-        def cbr(i: int, o: int, s: int) -> nn.Sequential:
-            return nn.Sequential(nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o),
-                                 nn.ReLU(inplace=True))
-
-        self.features = nn.Sequential(cbr(3, c[0], 2), cbr(c[0], c[1], 1), cbr(c[1], c[2], 2),
-                                      cbr(c[2], c[3], 2), cbr(c[3], c[4], 2))  # 3x3
-        self.head = nn.Sequential(nn.Flatten(), nn.Linear(c[4] * 9, 96), nn.ReLU(inplace=True),
+        self.features = conv_trunk(width)
+        c4 = max(8, int(round(64 * width)))
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(c4 * 9, 96), nn.ReLU(inplace=True),
                                   nn.Linear(96, n_classes))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -249,10 +244,7 @@ def main() -> None:
                    f" --square-on {args.square_on} --width {args.width}"}
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     if args.out_dir.resolve() == MODELS.resolve():
-        sums = MODELS / "SHA256SUMS"
-        lines = [ln for ln in sums.read_text().splitlines() if not ln.endswith("  " + name)]
-        sums.write_text("\n".join(sorted([*lines, f"{sha}  {name}"],
-                                         key=lambda s: s.split()[1])) + "\n")
+        update_sha256sums(MODELS, {name: sha})
     print(json.dumps({"file": name, "precision": kind, "validation_accuracy": acc,
                       "temperature": temp, "bytes": out.stat().st_size,
                       "minutes": meta["experts"][name.removesuffix(".onnx")]["minutes"]}))

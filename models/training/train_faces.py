@@ -33,6 +33,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm import tqdm
 
+from models.training.export import update_sha256sums
 from models.training.train_classifier import fit_temperature
 from vision.dietypes import DieType, all_labels, catalogue, custom
 from vision.facecrops import CROP_PX, TRAIN, face_crops
@@ -95,19 +96,26 @@ def make_data(per_face: int, seed: int, aux_dice: int = AUX_DICE, aux_per_face: 
     return np.concatenate(crops), labels
 
 
+def conv_trunk(width: float = 1.0) -> nn.Sequential:
+    """The face models' convolutions: crop (B, 3, 48, 48) -> (B, C, 3, 3); `width` scales
+    the channels (24, 32, 48, 64, 64 at 1.0)."""
+    c = [max(8, int(round(v * width))) for v in (24, 32, 48, 64, 64)]
+
+    def cbr(i: int, o: int, s: int) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o),
+                             nn.ReLU(inplace=True))
+
+    # 48 -> 24 at once: the smallest strokes are ~3 px wide at crop size
+    return nn.Sequential(cbr(3, c[0], 2), cbr(c[0], c[1], 1), cbr(c[1], c[2], 2),
+                         cbr(c[2], c[3], 2), cbr(c[3], c[4], 2))
+
+
 class FaceNet(nn.Module):
     """Crop (B, 3, 48, 48) in [0, 1] -> (logits, L2-normalised embedding)."""
 
     def __init__(self, n_classes: int) -> None:
         super().__init__()
-
-        def cbr(i: int, o: int, s: int) -> nn.Sequential:
-            return nn.Sequential(nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o),
-                                 nn.ReLU(inplace=True))
-
-        # 48 -> 24 at once: the smallest strokes are ~3 px wide at crop size
-        self.features = nn.Sequential(cbr(3, 24, 2), cbr(24, 32, 1), cbr(32, 48, 2),
-                                      cbr(48, 64, 2), cbr(64, 64, 2))  # 3x3
+        self.features = conv_trunk()
         self.embed = nn.Linear(64 * 9, EMBED)
         self.fc = nn.Linear(EMBED, n_classes)
 
@@ -239,10 +247,7 @@ def main() -> None:
                        + (" --no-aux" if args.no_aux else "")}
     (args.out_dir / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     if args.out_dir.resolve() == MODELS.resolve():
-        sums = MODELS / "SHA256SUMS"
-        lines = [ln for ln in sums.read_text().splitlines() if not ln.endswith(ONNX_FILE)]
-        sums.write_text("\n".join(sorted([*lines, f"{sha}  {ONNX_FILE}"],
-                                         key=lambda s: s.split()[1])) + "\n")
+        update_sha256sums(MODELS, {ONNX_FILE: sha})
     print(json.dumps({k: meta[k] for k in ("held_out_accuracy_shipped_4turns", "temperature",
                                            "minutes")}))
 
