@@ -12,8 +12,13 @@ camera's pose is known, and two things get much better:
   face's plane (one die size above the mat) is warped to a square crop (:func:`top_crops`), so
   the face model sees the face as from straight above. Where the die stands is known to a
   millimetre or two, and a face crop off by 3 mm loses a tenth of the readings (measured on
-  rendered IceDice tables), so :func:`read_top_faces` reads a few crops round the estimate
-  and keeps the surest, which also tells where the die is.
+  rendered IceDice tables). So :func:`locate_top` first finds the die's top face itself, by
+  its outline, and :func:`read_top_faces` reads the crop centred there.
+
+Why not keep the surest of several crops round the estimate (the first version): a crop
+shifted towards a side face shows that face's pictograms beside the top face's, and the face
+model is then often surer of the wrong face (IceDice's size die: S read as SM, SL as ML; 17
+of 753 live rolls misread, each one confidently, so recorded without a question).
 """
 
 from __future__ import annotations
@@ -34,10 +39,30 @@ CROP_SIDE = 1.3
 """Side of a top-face crop over the die's edge (a face turned 45 degrees still fits, its
 corners cut a little; measured best of 1.15 / 1.3 / 1.45 on rendered tables)."""
 SEARCH_MM = 2.0
-"""Step of the 3 x 3 search round a die's estimated place (measured: the estimate is off by
-~2 mm median for a white die on white paper, 1 mm for a coloured one)."""
+"""Step of the 3 x 3 crops read round a die's estimated place when its outline is not found
+(the estimate is off by ~2.6 mm median, up to 8 mm, on rendered IceDice tables)."""
 _GRID = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], np.float64)
 """The 3 x 3 search's offsets, in steps."""
+LOCATE_PPM = 4.0
+"""Resolution of the outline search, px/mm."""
+LOCATE_WINDOW = 2.2
+"""Side of the square searched for a die's outline, over the die's edge."""
+LOCATE_REACH = 0.45
+"""The outline's centre is searched within this share of the edge round the estimate
+(estimates are off by up to ~8 mm of 18 on rendered IceDice tables)."""
+LOCATE_YAWS = np.arange(-45.0, 45.0, 6.0)
+"""Yaws (degrees) of the coarse outline search; the best is refined by half a step."""
+EDGE_SHARE = 0.7
+"""Middle share of each side of the outline that is scored (a die's corners are rounded)."""
+EDGE_CLIP = 80.0
+"""Sobel response (ksize 3, grey 0..255) at which an edge counts as a whole edge: a
+pictogram's black edge or a printed line next to the die must not outweigh the die's own
+faint white-on-white edge."""
+MIN_OUTLINE = 45.0
+"""Weakest side's mean clipped edge response below which no outline is taken as found.
+Rendered IceDice throws (117 size and 117 colour dice, any light side, bumped cameras)
+measure 58-80 (1 % under 60); 90 places of the rolling area with no die, up to 33 (its
+printed lines and lettering). UNMEASURED on real tables."""
 MASK_PPM = 2.0
 """Resolution of the mat comparison that finds dice, px/mm."""
 MERGE_SHARE = 0.7
@@ -162,43 +187,128 @@ def _type_probs(face_reader: Any, logits: np.ndarray, dtype: str) -> tuple[list[
     return labels, e / e.sum(axis=1, keepdims=True)
 
 
+@dataclass(frozen=True)
+class Outline:
+    """A die's top face found by its outline."""
+
+    centre_mm: tuple[float, float]
+    yaw_deg: float
+    """Yaw of the outline's sides, -45..45 (a square's yaw is known only modulo 90)."""
+    strength: float
+    """Mean clipped edge response along the weakest side (see MIN_OUTLINE)."""
+
+
+def _plane_grey(image: np.ndarray, geometry: Geometry, centre_mm: np.ndarray, half_mm: float,
+                px: int, height_mm: float) -> np.ndarray:
+    x, y = centre_mm
+    sq = np.array([[x - half_mm, y - half_mm], [x + half_mm, y - half_mm],
+                   [x + half_mm, y + half_mm], [x - half_mm, y + half_mm]])
+    src = lifted_px(geometry, sq, height_mm).astype(np.float32)
+    dst = np.float32([[0, 0], [px, 0], [px, px], [0, px]])
+    m = cv2.getPerspectiveTransform(src, dst)
+    warped = cv2.warpPerspective(image, m, (px, px), flags=cv2.INTER_AREA,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    return cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def _side_maps(grey: np.ndarray, rot: np.ndarray, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Clipped edge response of `grey` turned by `rot`, summed along `length` px: across x
+    (sides running along y) and across y."""
+    px = grey.shape[0]
+    g = cv2.warpAffine(grey, rot, (px, px), flags=cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE)
+    ex = np.minimum(np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)), EDGE_CLIP)
+    ey = np.minimum(np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)), EDGE_CLIP)
+    return cv2.boxFilter(ex, -1, (1, length)), cv2.boxFilter(ey, -1, (length, 1))
+
+
+def locate_top(image: np.ndarray, geometry: Geometry, centre_mm: Any, edge_mm: float
+               ) -> Outline | None:
+    """The top face of the die lying near `centre_mm`, found by the die's outline: a square
+    of the die's edge whose four sides all show an edge. Seen from a camera off the die's
+    axis, the sides of the outline away from the camera are the top face's own edges (drawn
+    true in the plane of the top face), and those facing the camera are the die's foot
+    against the table (true in the table's plane: the top face's near edges only border
+    the die's lit sides, often faintly). So each side is scored in its own plane, and the
+    weakest side scores the square (one strong line, a pictogram's or the mat's, cannot
+    carry a square). None when no square's weakest side reaches MIN_OUTLINE."""
+    c = np.asarray(centre_mm, np.float64).reshape(2)
+    px = int(round(edge_mm * LOCATE_WINDOW * LOCATE_PPM))
+    half = edge_mm * LOCATE_WINDOW / 2
+    top = _plane_grey(image, geometry, c, half, px, edge_mm)
+    foot = _plane_grey(image, geometry, c, half, px, 0.0)
+    away = c - np.asarray(geometry.camera_mm[:2], np.float64)
+    away /= max(float(np.linalg.norm(away)), 1e-9)
+    mid = (px - 1) / 2
+    e = edge_mm * LOCATE_PPM
+    length = int(round(e * EDGE_SHARE)) | 1
+    h = int(round(e / 2))
+    r = int(LOCATE_REACH * e)
+    i0 = int(round(mid)) - r
+
+    def fit(yaw: float) -> tuple[float, np.ndarray]:
+        rot = cv2.getRotationMatrix2D((mid, mid), float(yaw), 1.0)
+        out = rot[:, :2] @ away  # away from the camera, in the turned crop
+        maps = {True: _side_maps(top, rot, length), False: _side_maps(foot, rot, length)}
+        sides = np.zeros((4, px, px), np.float32)
+        # a square centred at (column j, row i): its sides at j - h, j + h, i - h, i + h
+        sides[0][:, h:px - h] = maps[bool(out[0] < 0)][0][:, :px - 2 * h]
+        sides[1][:, h:px - h] = maps[bool(out[0] > 0)][0][:, 2 * h:]
+        sides[2][h:px - h, :] = maps[bool(out[1] < 0)][1][:px - 2 * h, :]
+        sides[3][h:px - h, :] = maps[bool(out[1] > 0)][1][2 * h:, :]
+        score = sides.min(axis=0)[i0:i0 + 2 * r + 1, i0:i0 + 2 * r + 1]
+        k = np.unravel_index(int(np.argmax(score)), score.shape)
+        at = cv2.invertAffineTransform(rot) @ np.array([k[1] + i0, k[0] + i0, 1.0])
+        return float(score[k]), at
+
+    fits = {float(y): fit(float(y)) for y in LOCATE_YAWS}
+    yaw0 = max(fits, key=lambda y: fits[y][0])
+    step = float(LOCATE_YAWS[1] - LOCATE_YAWS[0]) / 2
+    for y in (yaw0 - step, yaw0 + step):
+        fits[y] = fit(y)
+    yaw = max(fits, key=lambda y: fits[y][0])
+    strength, at = fits[yaw]
+    if strength < MIN_OUTLINE:
+        return None
+    found = c + (at - mid) * (2 * half / px)
+    return Outline((float(found[0]), float(found[1])), (45.0 - yaw) % 90.0 - 45.0, strength)
+
+
 def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
                    centres_mm: np.ndarray, edge_mm: float, types: list[str]
                    ) -> list[TopReading]:
-    """Type and face of each die near `centres_mm`: 3 x 3 crops SEARCH_MM apart, each read as
-    every type of the game, then 3 x 3 crops half as far apart round the surest; the surest
-    (type, crop) of all stands."""
+    """Type and face of each die near `centres_mm`, read on the crop centred on its top face
+    (:func:`locate_top`). A die whose outline is not found is read as the mean of 3 x 3
+    crops SEARCH_MM apart round the estimate: a reading that the crops do not agree on is
+    then unsure, and the rules ask rather than record it."""
     out = []
     for c in np.asarray(centres_mm, np.float64).reshape(-1, 2):
+        outline = locate_top(image, geometry, c, edge_mm)
+        at = np.array([outline.centre_mm]) if outline is not None else c + _GRID * SEARCH_MM
+        crops = top_crops(image, geometry, at, edge_mm, face_reader.crop_px)
+        logits = face_reader.logits(crops)
         best: TopReading | None = None
-        for step in (SEARCH_MM, SEARCH_MM / 2):
-            at = (c if best is None else np.array(best.centre_mm)) + _GRID * step
-            crops = top_crops(image, geometry, at, edge_mm, face_reader.crop_px)
-            logits = face_reader.logits(crops)
-            for t in types:
-                labels, probs = _type_probs(face_reader, logits, t)
-                k = int(np.unravel_index(np.argmax(probs), probs.shape)[0])
-                p = float(probs[k].max())
-                if best is None or p > best.probability:
-                    best = TopReading(t, {lb: round(float(v), 4)
-                                          for lb, v in zip(labels, probs[k], strict=True)},
-                                      p, (float(at[k, 0]), float(at[k, 1])))
+        for t in types:
+            labels, probs = _type_probs(face_reader, logits, t)
+            p = probs.mean(axis=0)
+            if best is None or float(p.max()) > best.probability:
+                best = TopReading(t, {lb: round(float(v), 4)
+                                      for lb, v in zip(labels, p, strict=True)},
+                                  float(p.max()), (float(at[0, 0]), float(at[0, 1]))
+                                  if outline is not None else (float(c[0]), float(c[1])))
         assert best is not None
-        out.append(_by_expert(face_reader, image, geometry, best, edge_mm))
+        out.append(_by_expert(face_reader, crops, best))
     return out
 
 
-def _by_expert(face_reader: Any, image: np.ndarray, geometry: Geometry, best: TopReading,
-               edge_mm: float) -> TopReading:
+def _by_expert(face_reader: Any, crops: np.ndarray, best: TopReading) -> TopReading:
     """The face of a die whose type has an expert face model (vision.faces: IceDice's size
-    die) read again by that model on the surest crop; the shared model still says the type
-    and where the die lies. (The shared model read the size die's pictograms a size too
-    large on rendered tables: 103 of 1787 rolls, SL as ML 16 %, S as SM 8 %, M as L 6 %.)"""
+    die) read again with that model on the same crops; the shared model still says the type.
+    (The shared model read the size die's pictograms a size too large on rendered tables:
+    103 of 1787 rolls, SL as ML 16 %, S as SM 8 %, M as L 6 %.)"""
     if not face_reader.has_expert(best.type):
         return best
-    at = np.array(best.centre_mm) + _GRID * SEARCH_MM / 2
-    reads = face_reader.read_type(top_crops(image, geometry, at, edge_mm,
-                                            face_reader.crop_px), best.type)
+    reads = face_reader.read_type(crops, best.type)
     labels = list(reads[0].dist)
     p = np.mean([[r.dist[lb] for lb in labels] for r in reads], axis=0)
     faces = {lb: round(float(v), 4) for lb, v in zip(labels, p, strict=True)}

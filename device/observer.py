@@ -273,7 +273,8 @@ class TableObserver(PiecesReading):
 
     def _typed(self, prof: Any, image: np.ndarray, objects: list[Observed]) -> list[Observed]:
         """Type and face of each die of a game with catalogued dice, read square-on from the
-        top face's plane; the surest crop also says where the die lies."""
+        top face's plane, on the crop centred on the die's outline (which also says where the
+        die lies)."""
         from calibration.dice_top import read_top_faces
 
         types = self._types()
