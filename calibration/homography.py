@@ -293,13 +293,15 @@ class Check:
 
 
 def check(layout: Layout, geometry: Geometry, image: np.ndarray, *,
-          tolerance_px: float | None = None) -> Check:
+          tolerance_px: float | None = None, sighting: MarkerSighting | None = None) -> Check:
     """Does the stored geometry still fit this image? Re-estimate it when it does not.
 
     The tolerance defaults to the larger of 2 px and three times the fit's own RMS error:
     a bumped camera moves the whole mat by far more, a die nudging the mat by less.
+    `sighting`: the markers already found in this image (else searched in the whole image).
     """
-    seen = detect_markers(image, layout.marker_dictionary)
+    seen = sighting if sighting is not None else detect_markers(image,
+                                                                layout.marker_dictionary)
     mm, px, n, _ = _correspondences(layout, seen)
     if n < MIN_MARKERS:
         return Check("unseen", float("nan"), geometry)

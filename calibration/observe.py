@@ -36,13 +36,15 @@ OCCLUDED_FRACTION = 0.02
 IN_VIEW_FRACTION = 0.97
 
 
-def current_geometry(profile: Profile, image: np.ndarray) -> tuple[Profile, str]:
+def current_geometry(profile: Profile, image: np.ndarray, sighting: Any = None
+                     ) -> tuple[Profile, str]:
     """The profile fitted to this frame: scaled to its size, re-estimated if the camera moved.
+    `sighting`: the markers already found in this frame (calibration.markers), if any.
 
     Returns (profile, status) with status ``ok``, ``moved`` or ``unseen`` (see homography.check).
     """
     prof = profile.for_image(int(image.shape[1]), int(image.shape[0]))
-    result = check(prof.layout, prof.geometry, image)
+    result = check(prof.layout, prof.geometry, image, sighting=sighting)
     if result.status == "moved":
         prof = replace(prof, geometry=result.geometry)
     return prof, result.status

@@ -4,6 +4,14 @@ Each zone's last reading is kept with the zone's look on the table plane (rectif
 1 px/mm through the geometry fitted to the frame, colours normalised to their mean). A new
 frame is compared cell by cell; a zone whose cells all stayed keeps its reading, and a zone
 that changed in a small part is read again only round that part, when its reader can.
+
+A changed cell is then asked whether the change is only the light's (:func:`lit_alike`): a
+light turned on elsewhere moves every shadow and lights each face of a piece anew, which
+changed nearly every zone at once and made about one reading in eight read the whole table
+again (simulated IceDice: those set the 95th percentile of the processing time). The light
+keeps each colour's hue and dims or brightens by at most a shadow's depth; a piece or a die
+put down, taken or turned changes a hue (a coloured thing on the paper) or the brightness
+far beyond a shadow (black on white).
 """
 
 from __future__ import annotations
@@ -28,6 +36,48 @@ DICE_PPM, DICE_CELL_MM = 2.0, 3.0
 """The dice zone is compared finer: a die turned by hand from 5 to 3 changes its 8 mm cells
 at 1 px/mm by only 13 (under ZONE_CHANGE: the turn went unseen), its 3 mm cells at 2 px/mm
 by 90."""
+
+
+LIGHT_HUE = 0.12
+"""Largest change of a pixel's chromaticity (sum over B, G, R of |share of the sum|) the
+light alone makes: a moved shadow or a face lit from another side keeps its hue (measured on
+rendered tables, light from any side and 0.8-1.15 bright: UNMEASURED on real tables)."""
+LIGHT_RATIO = (0.4, 2.5)
+"""Range of a pixel's brightness over its last (both views normalised to their mean) that
+the light alone makes: a shadow (the renderer's ambient share 0.6) or a face turned from the
+light; black pips or a black piece on the paper: under 0.2."""
+LIGHT_SHARE = 0.25
+"""Share of a cell's pixels that must change beyond the light's reach for the cell to count
+as changed (each compared with its last look and the looks 1 px beside it: a bumped camera's
+re-fitted geometry leaves edges a pixel off)."""
+_EPS = 6.0
+
+
+def lit_alike(new: np.ndarray, old: np.ndarray, c: int) -> np.ndarray:
+    """Per c x c cell of two normalised views (as :func:`_cells`), whether what changed in it
+    is more than the light's doing (see LIGHT_HUE, LIGHT_RATIO, LIGHT_SHARE)."""
+    import cv2
+
+    def split(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        b, g, r = v[..., 0] + _EPS, v[..., 1] + _EPS, v[..., 2] + _EPS
+        lum = b + g + r
+        return b / lum, g / lum, r / lum, lum
+
+    nb, ng, nr, nl = split(new)
+    h, w = nl.shape
+    changed = np.ones((h, w), bool)
+    ob_, og_, or_, ol_ = (np.pad(x, 1, mode="edge") for x in split(old))
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            ob, og, orr, ol = (x[dy:dy + h, dx:dx + w] for x in (ob_, og_, or_, ol_))
+            hue = np.abs(nb - ob) + np.abs(ng - og) + np.abs(nr - orr)
+            ratio = nl / ol
+            changed &= (hue > LIGHT_HUE) | (ratio < LIGHT_RATIO[0]) | (ratio > LIGHT_RATIO[1])
+    if h < c or w < c:
+        return np.full((1, 1), float(changed.mean()) > LIGHT_SHARE)
+    share = cv2.resize(changed[:h // c * c, :w // c * c].astype(np.float32), (w // c, h // c),
+                       interpolation=cv2.INTER_AREA)
+    return share > LIGHT_SHARE
 
 
 def _norm(patch: np.ndarray) -> np.ndarray:
@@ -74,10 +124,14 @@ class ZoneGate:
         hit = self._zone_cache.get(key)
         if hit is not None and hit[0].shape == view.shape:
             cell_px = max(1, int(round(cell_mm * ppm)))
-            cells = _cells(view, hit[0], cell_px)
-            if cells.max() <= ZONE_CHANGE:
+            cells = _cells(view, hit[0], cell_px) > ZONE_CHANGE
+            if not cells.any():
                 return hit[1]
-            ys, xs = np.nonzero(cells > ZONE_CHANGE)
+            cells &= lit_alike(view, hit[0], cell_px)
+            if not cells.any():  # only the light changed: its look now is the one to compare
+                self._zone_cache[key] = (view, hit[1])
+                return hit[1]
+            ys, xs = np.nonzero(cells)
             c = cell_px / ppm  # a cell's side, mm
             core = (region[0] + xs.min() * c, region[1] + ys.min() * c,
                     region[0] + (xs.max() + 1) * c, region[1] + (ys.max() + 1) * c)
