@@ -391,7 +391,7 @@ class TableObserver(PiecesReading):
             poly = np.concatenate([np.array(layout.zone(z).polygon) for z in dice_zones])
             region = tuple(float(v) for v in (*poly.min(axis=0), *poly.max(axis=0)))
             dice = list(self._cached("dice", prof, image, region, read_dice, ppm=DICE_PPM,
-                                     cell_mm=DICE_CELL_MM))
+                                     cell_mm=DICE_CELL_MM, light=False))
         readable = READ_ZONES.get(self.game)
         pieces: list[Observed] = []
         if layout.game == "icedice":
