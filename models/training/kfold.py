@@ -4,7 +4,8 @@ Usage::
 
     python -m models.training.kfold base --name A [--epochs 12] [--width 24] [--gloss 0.25]
     python -m models.training.kfold tune --base A --name A_ft [--steps 600] [--lr 1e-3]
-                                         [--real-share 0.5] [--folds 0,1,2,3,4]
+                                         [--real-share 0.5] [--symbol-boost 1]
+                                         [--folds 0,1,2,3,4]
     python -m models.training.kfold joint --name J [--epochs 8] [--folds 0]
     python -m models.training.kfold onnx runs/E2 --name E2 [--folds 0]
     python -m models.training.kfold compare A_ft B_ft
@@ -34,6 +35,7 @@ import torch
 from models.training.folds import N_FOLDS, REPO, fold_of, load_photos, score_photos
 from models.training.syndata import base_path, synthetic_crops, synthetic_negatives
 from models.training.train_classifier import (
+    draw_weights,
     logits_of,
     make_classifier,
     pretrained,
@@ -52,12 +54,12 @@ def _synthetic(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _mix(syn: tuple[np.ndarray, np.ndarray], real_crops: np.ndarray, real_labels: np.ndarray,
-         real_share: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+         real_share: float, symbol_boost: float = 1.0
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     crops = np.concatenate([syn[0], real_crops])
     labels = np.concatenate([syn[1], real_labels])
-    n_s, n_r = len(syn[0]), len(real_crops)
-    w = np.concatenate([np.full(n_s, (1 - real_share) / n_s), np.full(n_r, real_share / n_r)])
-    return crops, labels, w
+    is_real = np.arange(len(crops)) >= len(syn[0])
+    return crops, labels, draw_weights(is_real, labels, real_share, symbol_boost)
 
 
 def _logits(net: torch.nn.Module):  # noqa: ANN202
@@ -132,7 +134,8 @@ def cmd_tune(args: argparse.Namespace) -> dict:
     width, arch = int(info["args"]["width"]), info["args"]["arch"]
 
     def one(real_crops: np.ndarray, real_labels: np.ndarray, k: int) -> torch.nn.Module:
-        crops, labels, w = _mix(syn, real_crops, real_labels, args.real_share)
+        crops, labels, w = _mix(syn, real_crops, real_labels, args.real_share,
+                                args.symbol_boost)
         return train_classifier(crops, labels, w, 0, args.seed + k, NOT_A_DIE + 1, width=width,
                                 arch=arch, gloss=args.gloss, init=base, lr=args.lr,
                                 steps=args.steps, desc=f"tune fold {k}")
@@ -144,7 +147,8 @@ def cmd_joint(args: argparse.Namespace) -> dict:
     syn = _synthetic(args)
 
     def one(real_crops: np.ndarray, real_labels: np.ndarray, k: int) -> torch.nn.Module:
-        crops, labels, w = _mix(syn, real_crops, real_labels, args.real_share)
+        crops, labels, w = _mix(syn, real_crops, real_labels, args.real_share,
+                                args.symbol_boost)
         return train_classifier(crops, labels, w, args.epochs, args.seed, NOT_A_DIE + 1,
                                 width=args.width, arch=args.arch, gloss=args.gloss,
                                 desc=f"joint fold {k}")
@@ -201,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--gloss", type=float, default=0.25)
     for p in (p_tune, p_joint):
         p.add_argument("--real-share", type=float, default=0.5)
+        p.add_argument("--symbol-boost", type=float, default=1.0,
+                       help="draw weight of synthetic symbol crops (train_classifier.draw_weights)")
     p_tune.add_argument("--base", required=True)
     p_tune.add_argument("--steps", type=int, default=600)
     p_tune.add_argument("--lr", type=float, default=1e-3)

@@ -44,6 +44,7 @@ from models.training.syndata import (
     synthetic_negatives,
 )
 from models.training.train_classifier import (
+    draw_weights,
     ece,
     fit_temperature,
     logits_of,
@@ -95,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="classifier epochs of the one-stage recipe (--pretrain-epochs 0)")
     ap.add_argument("--real-share", type=float, default=0.5,
                     help="share of training draws taken from real train-split photos")
+    ap.add_argument("--symbol-boost", type=float, default=1.0,
+                    help="draw weight of synthetic crops of custom (non-pip) faces relative to "
+                         "the other synthetic crops (train_classifier.draw_weights)")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
     ap.add_argument("--val-photos", type=int, default=0,
                     help="real train photos held out of training (seeded) to choose the recipe "
@@ -183,9 +187,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
     # Hold out 7% of the crops (synthetic and real) to fit the temperature. Stage one has
     # seen the synthetic ones, stage two none of them.
     held = _split(len(crops), 0.07, rng)
-    w = np.where(is_real, args.real_share / max(is_real.sum(), 1),
-                 (1 - args.real_share) / max((~is_real).sum(), 1)) if is_real.any() else \
-        np.ones(len(crops))
+    w = draw_weights(is_real, labels, args.real_share, args.symbol_boost)
     print(f"classifier: {int((~held).sum())} train crops ({int((is_real & ~held).sum())} real),"
           f" {int(held.sum())} held out", file=sys.stderr)
     common = {"width": args.width, "arch": args.arch, "gloss": args.gloss}
@@ -223,7 +225,8 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
                                size=args.crop_px))
     return {"classifier": metrics, "synthetic_crops": len(syn_labels),
             "pretrain_epochs": args.pretrain_epochs, "tune_steps": args.tune_steps,
-            "tune_lr": args.tune_lr, "cls_epochs": args.cls_epochs, "cls_width": args.width,
+            "tune_lr": args.tune_lr, "symbol_boost": args.symbol_boost,
+            "cls_epochs": args.cls_epochs, "cls_width": args.width,
             "cls_arch": args.arch, "gloss": args.gloss, "crop_px": args.crop_px,
             "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug}
 

@@ -19,6 +19,7 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from models.training.nets import FaceClassifier, PoolFaceClassifier
+from vision.detections import FACE_SYMBOL
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +101,21 @@ def make_classifier(arch: str, n_classes: int, width: int, crop_px: int) -> torc
                                   contrast=True)
     make = {"pool": PoolFaceClassifier, "plain": FaceClassifier}[arch]
     return make(n_classes=n_classes, width=width, crop_px=crop_px)
+
+
+def draw_weights(is_real: np.ndarray, labels: np.ndarray, real_share: float,
+                 symbol_boost: float = 1.0) -> np.ndarray:
+    """How often each crop is drawn: real crops together ``real_share`` of the draws.
+
+    ``symbol_boost`` multiplies the weight of synthetic crops labelled ``symbol`` (custom
+    faces exist only in the renders): a fine-tune that leans on real photos, where every die
+    has pips, otherwise forgets them and gives non-pip faces a pip value.
+    """
+    w = np.where(labels == FACE_SYMBOL, symbol_boost, 1.0) * ~is_real
+    w = w * (1 - real_share) / max(w.sum(), 1e-12) if is_real.any() else w / max(w.sum(), 1e-12)
+    if is_real.any():
+        w = w + is_real * (real_share / is_real.sum())
+    return w
 
 
 def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray, epochs: int,

@@ -206,3 +206,19 @@ def test_fine_tune_starts_from_the_given_weights() -> None:
             torch.testing.assert_close(tuned_p[name].detach(), t, atol=1e-5, rtol=0)
     assert any(not torch.allclose(fresh_p[n].detach(), base[n]) for n in fresh_p)
     assert not tuned.training
+
+
+def test_draw_weights_keep_the_real_share_and_boost_only_synthetic_symbols() -> None:
+    from vision.detections import FACE_SYMBOL
+
+    is_real = np.array([0, 0, 0, 1, 1, 1], bool)
+    labels = np.array([FACE_SYMBOL, 1, 2, FACE_SYMBOL, 3, 4])
+    plain = tc.draw_weights(is_real, labels, 0.7)
+    assert plain[is_real].sum() == pytest.approx(0.7) and plain.sum() == pytest.approx(1.0)
+    assert np.allclose(plain[:3], 0.1)
+    boosted = tc.draw_weights(is_real, labels, 0.7, symbol_boost=3.0)
+    assert boosted[is_real].sum() == pytest.approx(0.7)
+    assert np.allclose(boosted[is_real], plain[is_real])  # a real symbol label is not boosted
+    assert boosted[0] == pytest.approx(3 * boosted[1])
+    only_syn = tc.draw_weights(np.zeros(3, bool), labels[:3], 0.5, symbol_boost=2.0)
+    assert only_syn.tolist() == pytest.approx([0.5, 0.25, 0.25])
