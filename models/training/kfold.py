@@ -9,6 +9,7 @@ Usage::
     python -m models.training.kfold joint --name J [--epochs 8] [--folds 0]
     python -m models.training.kfold onnx runs/E2 --name E2 [--folds 0]
     python -m models.training.kfold compare A_ft B_ft
+    python -m models.training.kfold export A_ft --fold 0 --out runs/A_ft0
 
 ``base`` trains a classifier on synthetic crops only (no real photo, so one base serves
 every fold; kept in runs/cache, where ``train`` finds it too); ``tune`` fine-tunes it per
@@ -16,8 +17,10 @@ fold on the other folds' real crops mixed with the synthetic ones and reads the 
 photos; ``joint`` trains from scratch per fold on both (the one-stage recipe); ``onnx``
 reads the folds with a finished model (it has seen the photos of the folds it was trained
 on: only its own held-out folds count); ``compare`` pairs two results die by die. Results
-go to ``runs/kfold/<name>.json``. The detector is the one in ``--detector`` (default
-runs/D1, trained without fold 0's photos).
+go to ``runs/kfold/<name>.json``. ``export`` writes one fold's network as a float ONNX file
+(temperature 1) beside a copy of the detector, for ``validate OUT --classifier
+dice_classifier_202611.onnx`` (e.g. its ``--custom-scenes`` check). The detector is the one
+in ``--detector`` (default runs/D1, trained without fold 0's photos).
 """
 
 from __future__ import annotations
@@ -181,11 +184,34 @@ def cmd_compare(args: argparse.Namespace) -> dict:
             "both_wrong": {d: [wa[d], wb[d]] for d in sorted(set(wa) & set(wb))}}
 
 
+def cmd_export(args: argparse.Namespace) -> dict:
+    import shutil
+
+    from models.training.export import export_classifier
+    from vision.onnx_models import CLASSIFIER_FLOAT_FILE, DETECTOR_FILE
+
+    info = json.loads((OUT / f"{args.name}.json").read_text())
+    spec = json.loads((OUT / f"{info['args']['base']}.json").read_text())["args"]
+    net = make_classifier(spec["arch"], NOT_A_DIE + 1, int(spec["width"]), args.crop_px)
+    net.load_state_dict(torch.load(OUT / f"{args.name}_fold{args.fold}.pt"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    export_classifier(net.eval(), 1.0, args.out / CLASSIFIER_FLOAT_FILE)
+    shutil.copy(args.detector, args.out / DETECTOR_FILE)
+    return {"exported": str(args.out / CLASSIFIER_FLOAT_FILE), "fold": args.fold}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p_base, p_tune, p_joint = (sub.add_parser(n) for n in ("base", "tune", "joint"))
     p_onnx, p_cmp = sub.add_parser("onnx"), sub.add_parser("compare")
+    p_exp = sub.add_parser("export")
+    p_exp.add_argument("name")
+    p_exp.add_argument("--fold", type=int, default=0)
+    p_exp.add_argument("--out", type=Path, required=True)
+    p_exp.add_argument("--crop-px", type=int, default=48)
+    p_exp.add_argument("--detector", type=Path,
+                       default=REPO / "runs" / "D1" / "dice_detector_202611.onnx")
     p_onnx.add_argument("model", type=Path)
     p_cmp.add_argument("a")
     p_cmp.add_argument("b")
@@ -214,9 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     cmd = {"base": cmd_base, "tune": cmd_tune, "joint": cmd_joint, "onnx": cmd_onnx,
-           "compare": cmd_compare}[args.cmd]
+           "compare": cmd_compare, "export": cmd_export}[args.cmd]
     result = cmd(args)
-    if args.cmd != "compare":
+    if args.cmd not in ("compare", "export"):
         _save(args.name, result)
         print(json.dumps(result["total"], indent=1))
     else:
