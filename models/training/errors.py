@@ -89,8 +89,10 @@ def onnx_reader(folder: Path) -> Callable[[int], Callable[[np.ndarray], np.ndarr
 
 def analyse_photo(image: np.ndarray, boxes: np.ndarray, classes: np.ndarray,
                   detector: DiceDetector, weak: DiceDetector,
-                  logits: Callable[[np.ndarray], np.ndarray]) -> tuple[list[dict], int, int]:
-    """(errors, dice read right, extra boxes kept) of one photo."""
+                  logits: Callable[[np.ndarray], np.ndarray]
+                  ) -> tuple[list[dict], int, int, list[tuple[float, float]]]:
+    """(errors, dice read right, extra boxes kept, (IoU, side / label side) of each detected
+    die) of one photo."""
     found = detector(image)
     crops = crop_dice(image, found.xyxy, CROP_PX) if len(found) else \
         np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8)
@@ -100,9 +102,11 @@ def analyse_photo(image: np.ndarray, boxes: np.ndarray, classes: np.ndarray,
     truth_crops = crop_dice(image, boxes, CROP_PX)
     t_value, t_prob, t_kept = read_like_the_reader(logits, truth_crops)
     errors, right = [], 0
+    fit = [(iou(found.xyxy[p], boxes[j]), _side(found.xyxy[p]) / _side(boxes[j]))
+           for j, p in pairs.items()]
     for j, c in enumerate(classes):
         truth = int(c) + 1
-        side = float(max(boxes[j, 2] - boxes[j, 0], boxes[j, 3] - boxes[j, 1]))
+        side = _side(boxes[j])
         row: dict = {"label": j, "truth": truth, "side_px": round(side, 1),
                      "truth_box_read": int(t_value[j]) if t_kept[j] else None,
                      "truth_box_p": round(float(t_prob[j]), 3)}
@@ -124,7 +128,11 @@ def analyse_photo(image: np.ndarray, boxes: np.ndarray, classes: np.ndarray,
                        body=body[0], pip=pip[0], four_turns=_four_turns(logits, crops[p]),
                        _crop=crop_dice(image, boxes[j:j + 1], 96)[0])
         errors.append(row)
-    return errors, right, extra
+    return errors, right, extra, fit
+
+
+def _side(box: np.ndarray) -> float:
+    return float(max(box[2] - box[0], box[3] - box[1]))
 
 
 def _four_turns(logits: Callable[[np.ndarray], np.ndarray], crop: np.ndarray) -> int:
@@ -140,13 +148,14 @@ def analyse(reader_of: Callable[[int], Callable[[np.ndarray], np.ndarray]], fold
     fold = fold_of(0)
     detector = DiceDetector(detector_path)
     weak = DiceDetector(detector_path, threshold=WEAK_PEAK)
-    rows, dice, right, extra, sides = [], 0, 0, 0, []
+    rows, dice, right, extra, sides, fits = [], 0, 0, 0, [], []
     for path, boxes, classes in real_images("train"):
         k = fold[path.name]
         if k not in folds:
             continue
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        errs, ok, ext = analyse_photo(image, boxes, classes, detector, weak, reader_of(k))
+        errs, ok, ext, fit = analyse_photo(image, boxes, classes, detector, weak, reader_of(k))
+        fits += fit
         dice += len(classes)
         right += ok
         extra += ext
@@ -172,9 +181,21 @@ def analyse(reader_of: Callable[[int], Callable[[np.ndarray], np.ndarray]], fold
             "confusions": dict(confusions.most_common()),
             "die_side_px_median": {"all": float(np.median(sides)) if sides else None,
                                    "errors": float(np.median(err_sides)) if err_sides else None},
+            "detector_boxes": _box_fit(np.array(fits).reshape(-1, 2)),
             "pip_colour_of_misreads": dict(Counter(r["pip"] for r in rows if "pip" in r)),
             "body_colour_of_misreads": dict(Counter(r["body"] for r in rows if "body" in r)),
             "errors": rows}
+
+
+def _box_fit(fits: np.ndarray) -> dict:
+    """How the detector's boxes sit on the labelled ones (median and 10th percentile)."""
+    if len(fits) == 0:
+        return {}
+    return {"iou_median": round(float(np.median(fits[:, 0])), 3),
+            "iou_p10": round(float(np.percentile(fits[:, 0], 10)), 3),
+            "side_ratio_median": round(float(np.median(fits[:, 1])), 3),
+            "side_ratio_p10": round(float(np.percentile(fits[:, 1], 10)), 3),
+            "side_ratio_p90": round(float(np.percentile(fits[:, 1], 90)), 3)}
 
 
 def main(argv: list[str] | None = None) -> int:

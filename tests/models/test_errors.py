@@ -58,9 +58,10 @@ def _logits(crops: np.ndarray) -> np.ndarray:
 def test_each_error_gets_its_cause() -> None:
     shifted = BOXES[2] + [19, 0, 19, 0]  # centre still inside the label, crop centre off it
     found = np.stack([BOXES[0], BOXES[1], shifted])
-    rows, right, extra = errors.analyse_photo(_image(), BOXES, TRUTH, _Detector(found),
+    rows, right, extra, fit = errors.analyse_photo(_image(), BOXES, TRUTH, _Detector(found),
                                               _Detector(found), _logits)
     assert right == 1 and extra == 0
+    assert len(fit) == 3 and fit[0] == pytest.approx((1.0, 1.0))
     causes = {r["label"]: r["cause"] for r in rows}
     assert causes == {1: "dropped", 2: "placement", 3: "missed"}
     by = {r["label"]: r for r in rows}
