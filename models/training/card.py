@@ -69,9 +69,12 @@ def main(argv: list[str] | None = None) -> int:
         "NTURNS": str(reader.classifier.turns),
         "NVAL": str(n_val),
         "REALPHOTOS": str(record.get("real_train_photos", 200)),
-        "VALNOTE": ("held out of all classifier training by seed" if held else
+        "VALNOTE": ("held out of all classifier training by seed; neither model saw them in "
+                    "training" if held else
                     "seeded; the shipped classifier was trained on all 200 train photos, "
-                    "these included, so its figures here are optimistic"),
+                    "these included, so its figures here are optimistic: the honest ones "
+                    "are the recipe experiments below"),
+        "SYMBOLBOOST": f"{float(record.get('symbol_boost', 1.0)):g}",
         "EVALVAL": json.dumps(val, indent=2),
         "EVALTEST": json.dumps(test, indent=2),
         "EVALALL": json.dumps(every, indent=2),

@@ -3,7 +3,7 @@
 Usage::
 
     python -m models.training.train [--seed 0] [--scenes 3000] [--det-steps 1500]
-                                    [--pretrain-epochs 10] [--tune-steps 600]
+                                    [--pretrain-epochs 10] [--tune-steps 1800]
                                     [--val-photos 0] [--no-real] [--out models]
 
 Steps: synthetic scenes (+ the real-dice *train* split less the validation photos, unless
@@ -89,14 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pretrain-epochs", type=int, default=10,
                     help="classifier stage one: epochs on synthetic crops only (0: one stage "
                          "of --cls-epochs on both)")
-    ap.add_argument("--tune-steps", type=int, default=600,
+    ap.add_argument("--tune-steps", type=int, default=1800,
                     help="classifier stage two: steps on real and synthetic crops")
-    ap.add_argument("--tune-lr", type=float, default=1e-3, help="peak learning rate of stage two")
+    ap.add_argument("--tune-lr", type=float, default=2e-3, help="peak learning rate of stage two")
     ap.add_argument("--cls-epochs", type=int, default=8,
                     help="classifier epochs of the one-stage recipe (--pretrain-epochs 0)")
     ap.add_argument("--real-share", type=float, default=0.5,
                     help="share of training draws taken from real train-split photos")
-    ap.add_argument("--symbol-boost", type=float, default=1.0,
+    ap.add_argument("--symbol-boost", type=float, default=4.0,
                     help="draw weight of synthetic crops of custom (non-pip) faces relative to "
                          "the other synthetic crops (train_classifier.draw_weights)")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
