@@ -294,8 +294,8 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
             if best is None or float(p.max()) > best.probability:
                 best = TopReading(t, {lb: round(float(v), 4)
                                       for lb, v in zip(labels, p, strict=True)},
-                                  float(p.max()), (float(at[0, 0]), float(at[0, 1]))
-                                  if outline is not None else (float(c[0]), float(c[1])))
+                                  float(p.max()), outline.centre_mm if outline is not None
+                                  else (float(c[0]), float(c[1])))
         assert best is not None
         out.append(_by_expert(face_reader, crops, best))
     return out

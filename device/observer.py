@@ -209,15 +209,14 @@ class TableObserver(PiecesReading):
         from calibration.observe import current_geometry
 
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        if self._fitted is not None and self._fitted.geometry.image_size == (
-                image.shape[1], image.shape[0]) and self._marker_patches:
+        same_size = self._fitted is not None and self._fitted.geometry.image_size == (
+            image.shape[1], image.shape[0])
+        if same_size and self._marker_patches:
             diffs = [float(np.abs(_norm(grey[b[1]:b[3], b[0]:b[2]]) - ref).mean())
                      for b, ref, _, _ in self._marker_patches]
             if float(np.median(diffs)) <= MARKER_CHANGE:
                 return self._fitted
-        prof, self.camera_status = None, "unseen"
-        same_size = self._fitted is not None and self._fitted.geometry.image_size == (
-            image.shape[1], image.shape[0])
+        prof = None
         shifted = self._shifted_markers(grey) if same_size else None
         if shifted is not None:
             last = self._fitted.geometry.error_px
