@@ -272,7 +272,8 @@ class SimulatedTable:
         user would with `dicetable calibrate` before setting out the game, and read every
         settled frame with the real pipeline."""
         from calibration.procedure import calibrate_image
-        from device.observer import TableObserver, shared_readers
+        from device.observer import TableObserver
+        from device.observer_dice import shared_readers
 
         assert self.renderer is not None
         profile = calibrate_image(self.calibration_image, self.renderer.layout,

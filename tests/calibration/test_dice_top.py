@@ -8,7 +8,7 @@ import pytest
 from calibration.dice_top import locate_top, read_top_faces
 from calibration.procedure import calibrate_image
 from calibration.table_render import TableRenderer
-from device.observer import shared_readers
+from device.observer_dice import shared_readers
 from engine.observation import Expected, make_view
 
 SIZES = ("S", "M", "L", "SM", "SL", "ML")

@@ -87,7 +87,8 @@ def test_a_die_turned_by_hand_is_read_again(seed: int, light: float, azimuth: fl
     these through: the 4 kept, or the die lost; simulated Pyramid Dice, fouls unflagged)."""
     from calibration.procedure import calibrate_image
     from calibration.table_render import TableRenderer
-    from device.observer import TableObserver, shared_readers
+    from device.observer import TableObserver
+    from device.observer_dice import shared_readers
     from engine.observation import Expected
 
     game = get_game("pyramid_dice")

@@ -13,7 +13,8 @@ from calibration.procedure import calibrate_image
 from calibration.profile import save
 from calibration.table_render import TableRenderer
 from device.cli import main
-from device.observer import DieTracker, TableObserver, shared_readers
+from device.observer import TableObserver
+from device.observer_dice import DieTracker, shared_readers
 from device.simtable import SimFigures, SimParams
 from device.simulate import simulate_match
 from engine import NoChange, get_game, reconcile
