@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.core import Candidate, Game, State, throws_dice
@@ -65,6 +65,15 @@ class Params:
     hand is put back about where it lay, and other moves leave the dice alone"""
     ambiguous_keep: float = 0.02
     """posterior below which a candidate is not offered to the players"""
+    infer_unseen_turn_end: bool = True
+    """A move the camera cannot see that hands the turn on (Pyramid Dice: 'pass' on an
+    empty pyramid; IceDice: 'stop' with an empty Counter) is not asked about when the hand
+    is seen: the next player's move will show it. Every later observation is explained
+    also by such a move followed by what is seen (the rules' own sequence: that player's
+    turn ends, the next one's starts), and the move is recorded only when the rules leave
+    no other explanation of what is seen (Pyramid Dice: the next throw, when the player
+    can no longer re-roll); when one remains (a re-roll; IceDice: the same player throwing
+    again), the players are asked then. Off: such a move is asked at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +86,8 @@ class Explanation:
     error: Any = field(default=None, compare=False)  # IllegalActionError of the illegal step
     unseen: bool = False
     """a move that shows the table as it was: only its prior put it before no change"""
+    hands_on: bool = False
+    """an unseen move that ends the turn and not the game (Params.infer_unseen_turn_end)"""
 
     @property
     def legal(self) -> bool:
@@ -282,16 +293,19 @@ class _Scored:
     error: Any
     state: Any  # state after the actions, when all were legal
     view: View
+    unthrown: float = 0.0
+    """log of the factor moved_unthrown applied to the first action"""
 
 
 def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_prior: float,
             fitter: _Fitter, params: Params, dice_moved: bool | None) -> list[_Scored]:
     """Score every candidate action from ``state`` after the legal actions ``prefix``.
 
-    After a roll (``prefix`` not empty) a second roll is not considered: it would look the
-    same as the single roll."""
+    After a roll (in ``prefix``) a second roll is not considered: it would look the same as
+    the single roll."""
+    rolled = any(a.is_chance for a in prefix)
     cands: list[Candidate[Any]] = [c for c in game.candidates(state)
-                                   if not (prefix and c.action.is_chance)]
+                                   if not (rolled and c.action.is_chance)]
     chance = dict(game.chance_outcomes(state))
     # One decision per distinct choice: the outcomes of a throw the player decides (a
     # re-roll with a card) are one decision, weighed by their chance like a roll's.
@@ -310,6 +324,7 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
             p = params.illegal_prior / decisions
             after = None
             view = game.view_after(state, action)
+        unthrown = 0.0
         if throws_dice(action):
             if not action.is_chance:
                 p *= action.outcome_probability
@@ -321,10 +336,11 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
             # as unlikely as "no change" (Pyramid Dice: a re-roll to the same values was
             # taken for an unseen 'pass')
             p *= params.moved_unthrown
+            unthrown = math.log(params.moved_unthrown)
         if p <= 0:
             continue
         out.append(_Scored(prefix + (action,), log_prior + math.log(p),
-                           fitter.log_likelihood(view), cand.error, after, view))
+                           fitter.log_likelihood(view), cand.error, after, view, unthrown))
     return out
 
 
@@ -366,7 +382,29 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             for s in rolls[: params.beam]:
                 scored += _expand(game, s.state, s.actions, s.log_prior, fitter, params,
                                   observation.dice_moved)
+        hands_on = _hands_on(game, state, first, scored[0].log_likelihood) \
+            if params.infer_unseen_turn_end else []
+        for s in hands_on:
+            # the unseen move, then what is seen (its "dice did not move" penalty was for
+            # it alone: the next player's throw moved them)
+            scored += _expand(game, s.state, s.actions, s.log_prior - s.unthrown, fitter,
+                              params, observation.dice_moved)
+        out = _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
+        ends = {s.actions for s in hands_on}
+        return [replace(e, hands_on=True) if e.unseen and e.actions in ends else e
+                for e in out]
     return _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
+
+
+def _hands_on(game: Game[Any, Any], state: State, first: list[_Scored], as_is: float
+              ) -> list[_Scored]:
+    """The legal single moves that end the turn and not the game and change nothing the
+    camera reads (the reading fits them exactly as well as the table as it was, `as_is`;
+    Pyramid Dice: a 'pass' that rights a turned Ra card, areas being counted, not read):
+    see Params.infer_unseen_turn_end."""
+    return [s for s in first if s.error is None and not s.actions[-1].is_chance
+            and abs(s.log_likelihood - as_is) < 1e-9 and s.state != state
+            and game.outcome(s.state) is None and game.to_move(s.state) != game.to_move(state)]
 
 
 def _posteriors(scored: Iterable[_Scored], current: View = (),
@@ -418,6 +456,9 @@ def decide(explanations: Sequence[Explanation], params: Params,
         return Violation(UNEXPLAINED, f"best explanation ({best.text()}) does not fit what "
                          "is seen", best.actions, best.posterior)
     if best.unseen:
+        if best.hands_on:
+            # the next player's move will show it (Params.infer_unseen_turn_end)
+            return NoChange(best.posterior)
         # Nothing the camera read tells this move from "no change" (a pass, a card's unseen
         # use): only its prior made it win, so the players are asked, never told.
         return Ambiguous((best, Explanation((), 0.0, best.log_likelihood)))
