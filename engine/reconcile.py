@@ -73,7 +73,9 @@ class Params:
     turn ends, the next one's starts), and the move is recorded only when the rules leave
     no other explanation of what is seen (Pyramid Dice: the next throw, when the player
     can no longer re-roll); when one remains (a re-roll; IceDice: the same player throwing
-    again), the players are asked then. Off: such a move is asked at once."""
+    again), the players are asked then. Still asked at once: such a move when the die
+    tracker saw the dice thrown, and one after which the game may end unseen (Pyramid
+    Dice's 'end'). Off: such a move is always asked at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,7 +392,9 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             scored += _expand(game, s.state, s.actions, s.log_prior - s.unthrown, fitter,
                               params, observation.dice_moved)
         out = _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
-        ends = {s.actions for s in hands_on}
+        # (left to the next move, not when the tracker saw the dice thrown: that was no
+        # unseen move alone)
+        ends = {s.actions for s in hands_on} if not observation.dice_moved else set()
         return [replace(e, hands_on=True) if e.unseen and e.actions in ends else e
                 for e in out]
     return _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
@@ -404,7 +408,16 @@ def _hands_on(game: Game[Any, Any], state: State, first: list[_Scored], as_is: f
     see Params.infer_unseen_turn_end."""
     return [s for s in first if s.error is None and not s.actions[-1].is_chance
             and abs(s.log_likelihood - as_is) < 1e-9 and s.state != state
-            and game.outcome(s.state) is None and game.to_move(s.state) != game.to_move(state)]
+            and game.outcome(s.state) is None and game.to_move(s.state) != game.to_move(state)
+            and not _may_end_unseen(game, s.state)]
+
+
+def _may_end_unseen(game: Game[Any, Any], state: State) -> bool:
+    """Whether a legal decision from `state` ends the game (Pyramid Dice: 'end' by the stall
+    rule, which shows nothing either: left unasked after an unseen move, it would never be
+    asked, and the match never ended)."""
+    return any(game.outcome(game.apply(state, a)[0]) is not None
+               for a in game.legal_actions(state) if not a.is_chance)
 
 
 def _posteriors(scored: Iterable[_Scored], current: View = (),

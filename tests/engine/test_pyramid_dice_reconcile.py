@@ -244,3 +244,15 @@ def test_a_move_that_changes_only_what_is_not_read_is_never_recorded() -> None:
     res = reconcile(GAME, s, obs, Params(infer_unseen_turn_end=False))
     assert isinstance(res, Ambiguous)
     assert {"pass", "no change"} <= {e.text() for e in res.candidates}
+
+def test_an_unseen_pass_after_which_the_game_may_end_unseen_is_asked() -> None:
+    """After this pass the stall rule would let the players end the game, which shows
+    nothing either: left to the next move, the pass (and the end) were never asked
+    (simulated Pyramid Dice: a match that never ended). And a throw the tracker saw is
+    not an unseen pass."""
+    s = replace(_empty_pyramid(), idle_turns=10)
+    assert "end" in [a.to_str() for a in GAME.legal_actions(play(s, "pass"))]
+    obs = counted(observe_view(GAME.expected_view(s)), dice_moved=False)
+    assert isinstance(reconcile(GAME, s, obs), Ambiguous)
+    obs = counted(observe_view(GAME.expected_view(_empty_pyramid())), dice_moved=True)
+    assert not isinstance(reconcile(GAME, _empty_pyramid(), obs), NoChange)
