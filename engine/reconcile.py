@@ -67,14 +67,14 @@ class Params:
     """posterior below which a candidate is not offered to the players"""
     infer_unseen_turn_end: bool = True
     """A move the camera cannot see that hands the turn on (Pyramid Dice: 'pass' on an
-    empty pyramid; IceDice: 'stop' with an empty Counter) is not asked about when the hand
-    is seen: the next player's move will show it. Every later observation is explained
-    also by such a move followed by what is seen (the rules' own sequence: that player's
-    turn ends, the next one's starts), and the move is recorded only when the rules leave
-    no other explanation of what is seen (Pyramid Dice: the next throw, when the player
-    can no longer re-roll); when one remains (a re-roll; IceDice: the same player throwing
-    again), the players are asked then. Still asked at once: such a move when the die
-    tracker saw the dice thrown, and one after which the game may end unseen (Pyramid
+    empty pyramid) is not asked about when the hand is seen, when the next player's move
+    will show it: the player can no longer throw (no re-roll left), so the next throw is
+    the next player's. Every later observation is explained also by such a move followed
+    by what is seen (the rules' own sequence: that player's turn ends, the next one's
+    starts), and the pair is recorded when the rules leave no other explanation; if one
+    remains, the players are asked then. Still asked at once: such a move when the player
+    may throw (a re-roll; IceDice's 'stop' with an empty Counter, or throw again), when the
+    die tracker saw the dice thrown, and when the game may end unseen after it (Pyramid
     Dice's 'end'). Off: such a move is always asked at once."""
 
 
@@ -392,9 +392,14 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             scored += _expand(game, s.state, s.actions, s.log_prior - s.unthrown, fitter,
                               params, observation.dice_moved)
         out = _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
-        # (left to the next move, not when the tracker saw the dice thrown: that was no
-        # unseen move alone)
-        ends = {s.actions for s in hands_on} if not observation.dice_moved else set()
+        # Left to the next move only when that move will tell it: the next player's first
+        # move is a throw, so not when this player may throw too (a re-roll; IceDice: throw
+        # again), where the throw would be asked about, the unseen move with it (simulated
+        # Pyramid Dice, 5 matches: two moves asked instead of one); nor when the tracker saw
+        # the dice thrown now (that was no unseen move alone).
+        may_throw = any(s.error is None and throws_dice(s.actions[-1]) for s in first)
+        ends = {s.actions for s in hands_on} \
+            if not (observation.dice_moved or may_throw) else set()
         return [replace(e, hands_on=True) if e.unseen and e.actions in ends else e
                 for e in out]
     return _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)

@@ -183,15 +183,22 @@ def _empty_pyramid(*moves: str) -> PyramidState:
 def test_an_unseen_pass_is_left_to_the_next_players_move() -> None:
     """The pyramid is empty and the dice made no card: 'pass' changes nothing the camera
     reads (areas are counted, the Ra card's turns not seen). A hand was seen, so 'pass' is
-    the likelier story; it hands the turn on, so the next player's move will show it: no
-    question now, and nothing recorded (Params.infer_unseen_turn_end; off, it is asked)."""
-    for s in (_empty_pyramid(), _empty_pyramid("reroll 1 1 2 by ra")):
-        assert "pass" in [a.to_str() for a in GAME.legal_actions(s)]
-        obs = counted(observe_view(GAME.expected_view(s)), dice_moved=False)
-        assert isinstance(reconcile(GAME, s, obs), NoChange)
-        res = reconcile(GAME, s, obs, Params(infer_unseen_turn_end=False))
-        assert isinstance(res, Ambiguous)
-        assert "no change" in {e.text() for e in res.candidates}
+    the likelier story. When P1 can no longer throw (the Ra card used), the next throw is
+    P2's and will show the pass: no question now, nothing recorded. When P1 may still
+    re-roll, the next throw would not tell, so it is asked now; and with
+    Params.infer_unseen_turn_end off, always."""
+    s = _empty_pyramid("reroll 1 1 2 by ra")
+    obs = counted(observe_view(GAME.expected_view(s)), dice_moved=False)
+    assert isinstance(reconcile(GAME, s, obs), NoChange)
+    for params in (Params(), Params(infer_unseen_turn_end=False)):
+        for state in (_empty_pyramid(), s):
+            if params.infer_unseen_turn_end and state is s:
+                continue
+            assert "pass" in [a.to_str() for a in GAME.legal_actions(state)]
+            obs = counted(observe_view(GAME.expected_view(state)), dice_moved=False)
+            res = reconcile(GAME, state, obs, params)
+            assert isinstance(res, Ambiguous)
+            assert "no change" in {e.text() for e in res.candidates}
 
 
 def test_the_next_throw_shows_the_pass_when_nothing_else_explains_it() -> None:

@@ -171,12 +171,13 @@ def _decide_with_an_empty_counter():  # type: ignore[no-untyped-def]
 
 
 def test_a_stop_with_an_empty_counter_is_not_taken_for_a_throw_again() -> None:
-    """'stop' with nothing on the Counter shows nothing: it is left to the next move
-    (engine.reconcile.Params.infer_unseen_turn_end). A throw then may be the same player's
-    throw again or the next player's after the stop: the players are asked which, never told."""
+    """'stop' with nothing on the Counter shows nothing, and the next throw would not tell
+    it (the same player may throw again): it is asked at once. Unanswered, a throw then may
+    be the same player's or the next player's after the stop: the players are asked which,
+    never told."""
     s = _decide_with_an_empty_counter()
     hand = replace(observe_view(GAME.expected_view(s)), moved=True, dice_moved=False)
-    assert isinstance(reconcile(GAME, s, hand), NoChange)
+    assert isinstance(reconcile(GAME, s, hand), Ambiguous)
     after = GAME.apply(s, GAME.parse_action("stop"))[0]
     after = GAME.apply(after, GAME.parse_action("roll red M"))[0]
     obs = replace(observe_view(GAME.expected_view(after)), moved=True, dice_moved=True)
