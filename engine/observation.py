@@ -141,6 +141,11 @@ class Observation:
         dice_moved: whether any die left its place since the previous observation (None:
             not known). A roll that shows the same faces is told from a hand that only
             moved pieces by this: dice that stayed put were not rolled.
+        hand_edge: the edge of the camera image (``bottom``, ``left``, ``top``, ``right``)
+            the players' arm crossed while the table moved since the previous observation,
+            or None when not known (no hand seen, arms from two sides): who threw
+            (engine.thrower).
+        hand_edge_confidence: how sure that edge is (0..1).
     """
 
     objects: tuple[Observed, ...]
@@ -148,11 +153,15 @@ class Observation:
     moved: bool | None = None
     frame: int | None = None
     dice_moved: bool | None = None
+    hand_edge: str | None = None
+    hand_edge_confidence: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"objects": [o.to_dict() for o in self.objects],
                 "zones_seen": sorted(self.zones_seen), "moved": self.moved,
-                "frame": self.frame, "dice_moved": self.dice_moved}
+                "frame": self.frame, "dice_moved": self.dice_moved,
+                "hand_edge": self.hand_edge,
+                "hand_edge_confidence": self.hand_edge_confidence}
 
     @staticmethod
     def from_dict(data: Mapping[str, Any]) -> Observation:
@@ -165,8 +174,11 @@ class Observation:
             objects.append(Observed(str(o["kind"]), o.get("zone"), o.get("slot"), dists,
                                     float(o.get("confidence", 1.0)),
                                     (float(pos[0]), float(pos[1])) if pos else None))
+        edge = data.get("hand_edge")
         return Observation(tuple(objects), frozenset(data.get("zones_seen", ())),
-                           data.get("moved"), data.get("frame"), data.get("dice_moved"))
+                           data.get("moved"), data.get("frame"), data.get("dice_moved"),
+                           str(edge) if edge is not None else None,
+                           float(data.get("hand_edge_confidence", 0.0)))
 
 
 def _observed(kind: str, zone: str | None, slot: str | None, confidence: float,

@@ -24,6 +24,7 @@ from typing import Any
 from engine.core import Candidate, Game, State, throws_dice
 from engine.errors import Rule
 from engine.observation import Expected, Observation, Observed, View
+from engine.thrower import SideEvidence, hands_on, side_evidence
 
 UNEXPLAINED = Rule(
     "core.unexplained",
@@ -65,17 +66,21 @@ class Params:
     hand is put back about where it lay, and other moves leave the dice alone"""
     ambiguous_keep: float = 0.02
     """posterior below which a candidate is not offered to the players"""
-    infer_unseen_turn_end: bool = True
-    """A move the camera cannot see that hands the turn on (Pyramid Dice: 'pass' on an
-    empty pyramid) is not asked about when the hand is seen, when the next player's move
-    will show it: the player can no longer throw (no re-roll left), so the next throw is
-    the next player's. Every later observation is explained also by such a move followed
-    by what is seen (the rules' own sequence: that player's turn ends, the next one's
-    starts), and the pair is recorded when the rules leave no other explanation; if one
-    remains, the players are asked then. Still asked at once: such a move when the player
-    may throw (a re-roll; IceDice's 'stop' with an empty Counter, or throw again), when the
-    die tracker saw the dice thrown, and when the game may end unseen after it (Pyramid
-    Dice's 'end'). Off: such a move is always asked at once."""
+    thrower_side: bool = True
+    """Use the thrower's side (engine.thrower) when the match has seats and the camera saw
+    which table edge the arm crossed. The rules it relies on: play passes clockwise and a
+    turn is one player's (Pyramid Dice: "the player to the left takes the next turn"; a
+    Ra re-roll is made by the player whose turn it is; IceDice likewise). A throw whose
+    thrower's seat is not the edge seen is weighed down by how sure the edge is. And a move
+    the camera cannot see that hands the turn on (Pyramid Dice: 'pass' on an empty pyramid)
+    is not asked about at once: the next throw shows it (a throw from the next player's
+    seat means the unseen move came first; from the same seat, it was the same player's
+    throw again). Still asked at once: such a move when the die tracker saw the dice thrown,
+    and when the game may end unseen after it (Pyramid Dice's 'end' by the stall rule).
+    With no seats, no edge seen, or one less sure than ``side_confidence``, nothing of this
+    applies: such a move is asked at once, as with this option off."""
+    side_confidence: float = 0.7
+    """least confidence of the edge seen for it to count (engine.thrower.side_evidence)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +94,8 @@ class Explanation:
     unseen: bool = False
     """a move that shows the table as it was: only its prior put it before no change"""
     hands_on: bool = False
-    """an unseen move that ends the turn and not the game (Params.infer_unseen_turn_end)"""
+    """an unseen move that ends the turn and not the game, left to the next move
+    (Params.thrower_side)"""
 
     @property
     def legal(self) -> bool:
@@ -300,8 +306,10 @@ class _Scored:
 
 
 def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_prior: float,
-            fitter: _Fitter, params: Params, dice_moved: bool | None) -> list[_Scored]:
-    """Score every candidate action from ``state`` after the legal actions ``prefix``.
+            fitter: _Fitter, params: Params, dice_moved: bool | None,
+            side: SideEvidence | None = None) -> list[_Scored]:
+    """Score every candidate action from ``state`` after the legal actions ``prefix``;
+    ``side``: who the camera saw throw (Params.thrower_side).
 
     After a roll (in ``prefix``) a second roll is not considered: it would look the same as
     the single roll."""
@@ -332,6 +340,8 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
                 p *= action.outcome_probability
             if dice_moved is False:
                 p *= params.unrolled
+            if side is not None and game.to_move(state) != side.player:
+                p *= math.exp(side.log_other)
         elif dice_moved and prefix == ():
             # the tracker saw dice leave their places: an action that throws none (a die
             # turned or set by hand stays where it lay; a card taken, a pass leave them) is
@@ -351,20 +361,26 @@ def _decision_key(action: Any) -> Any:
 
 
 def reconcile(game: Game[Any, Any], state: State, observation: Observation,
-              params: Params = Params()) -> Resolution:
-    """Explain ``observation`` from ``state``: see the module docstring."""
+              params: Params = Params(), seats: Sequence[str] | None = None) -> Resolution:
+    """Explain ``observation`` from ``state``: see the module docstring. ``seats``: the
+    table edge each player sits at (engine.thrower), or None when not set."""
     fitter = _Fitter(observation, params)
-    return decide(_explain(game, state, observation, fitter, params), params, fitter.saturated)
+    return decide(_explain(game, state, observation, fitter, params, seats), params,
+                  fitter.saturated)
 
 
 def explain(game: Game[Any, Any], state: State, observation: Observation,
-            params: Params = Params()) -> list[Explanation]:
+            params: Params = Params(), seats: Sequence[str] | None = None
+            ) -> list[Explanation]:
     """Every scored explanation, best first, with posteriors that sum to 1."""
-    return _explain(game, state, observation, _Fitter(observation, params), params)
+    return _explain(game, state, observation, _Fitter(observation, params), params, seats)
 
 
 def _explain(game: Game[Any, Any], state: State, observation: Observation, fitter: _Fitter,
-             params: Params) -> list[Explanation]:
+             params: Params, seats: Sequence[str] | None = None) -> list[Explanation]:
+    seated = params.thrower_side and bool(seats)
+    side = side_evidence(observation.hand_edge, observation.hand_edge_confidence, seats,
+                         params.side_confidence) if seated else None
     p_same = {None: 0.3, True: 0.02, False: 0.9}[observation.moved]
     if observation.dice_moved:
         p_same *= 0.05  # the dice left their places: something was done with them
@@ -372,7 +388,7 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
     scored = [_Scored((), math.log(p_same), fitter.log_likelihood(view), None, state, view)]
     if game.outcome(state) is None:
         first = _expand(game, state, (), math.log(1 - p_same), fitter, params,
-                        observation.dice_moved)
+                        observation.dice_moved, side)
         scored += first
         best_fit = max(x.log_likelihood for x in scored)
         if params.depth >= 2 and best_fit < fitter.saturated - params.extend_gap:
@@ -383,46 +399,23 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
                            key=lambda s: s.log_likelihood + s.log_prior, reverse=True)
             for s in rolls[: params.beam]:
                 scored += _expand(game, s.state, s.actions, s.log_prior, fitter, params,
-                                  observation.dice_moved)
-        hands_on = _hands_on(game, state, first, scored[0].log_likelihood) \
-            if params.infer_unseen_turn_end else []
-        for s in hands_on:
+                                  observation.dice_moved, side)
+        if not seated:
+            return _posteriors(scored, view, bool(observation.dice_moved),
+                               scored[0].log_likelihood)
+        ends_turn = hands_on(game, state, first, scored[0].log_likelihood)
+        for s in ends_turn:
             # the unseen move, then what is seen (its "dice did not move" penalty was for
             # it alone: the next player's throw moved them)
             scored += _expand(game, s.state, s.actions, s.log_prior - s.unthrown, fitter,
-                              params, observation.dice_moved)
+                              params, observation.dice_moved, side)
         out = _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
-        # Left to the next move only when that move will tell it: the next player's first
-        # move is a throw, so not when this player may throw too (a re-roll; IceDice: throw
-        # again), where the throw would be asked about, the unseen move with it (simulated
-        # Pyramid Dice, 5 matches: two moves asked instead of one); nor when the tracker saw
-        # the dice thrown now (that was no unseen move alone).
-        may_throw = any(s.error is None and throws_dice(s.actions[-1]) for s in first)
-        ends = {s.actions for s in hands_on} \
-            if not (observation.dice_moved or may_throw) else set()
+        # Left to the next move, whose thrower's side will tell it; not when the tracker
+        # saw the dice thrown now (that was no unseen move alone).
+        ends = {s.actions for s in ends_turn} if not observation.dice_moved else set()
         return [replace(e, hands_on=True) if e.unseen and e.actions in ends else e
                 for e in out]
     return _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
-
-
-def _hands_on(game: Game[Any, Any], state: State, first: list[_Scored], as_is: float
-              ) -> list[_Scored]:
-    """The legal single moves that end the turn and not the game and change nothing the
-    camera reads (the reading fits them exactly as well as the table as it was, `as_is`;
-    Pyramid Dice: a 'pass' that rights a turned Ra card, areas being counted, not read):
-    see Params.infer_unseen_turn_end."""
-    return [s for s in first if s.error is None and not s.actions[-1].is_chance
-            and abs(s.log_likelihood - as_is) < 1e-9 and s.state != state
-            and game.outcome(s.state) is None and game.to_move(s.state) != game.to_move(state)
-            and not _may_end_unseen(game, s.state)]
-
-
-def _may_end_unseen(game: Game[Any, Any], state: State) -> bool:
-    """Whether a legal decision from `state` ends the game (Pyramid Dice: 'end' by the stall
-    rule, which shows nothing either: left unasked after an unseen move, it would never be
-    asked, and the match never ended)."""
-    return any(game.outcome(game.apply(state, a)[0]) is not None
-               for a in game.legal_actions(state) if not a.is_chance)
 
 
 def _posteriors(scored: Iterable[_Scored], current: View = (),
@@ -475,7 +468,7 @@ def decide(explanations: Sequence[Explanation], params: Params,
                          "is seen", best.actions, best.posterior)
     if best.unseen:
         if best.hands_on:
-            # the next player's move will show it (Params.infer_unseen_turn_end)
+            # the next throw will show it (Params.thrower_side)
             return NoChange(best.posterior)
         # Nothing the camera read tells this move from "no change" (a pass, a card's unseen
         # use): only its prior made it win, so the players are asked, never told.

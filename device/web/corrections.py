@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine import Observation
@@ -163,5 +163,4 @@ def amend(observation: Observation, items: Sequence[Amendment]) -> Observation:
                                   obs.position_mm)
             used.add(i)
             break
-    return Observation(tuple(objects), observation.zones_seen, observation.moved,
-                       observation.frame, observation.dice_moved)
+    return replace(observation, objects=tuple(objects))

@@ -157,30 +157,3 @@ def test_observation_json_round_trip() -> None:
     s = state_after("roll red S", "take red S")
     obs = seen(s)
     assert Observation.from_dict(obs.to_dict()) == obs
-
-
-def _decide_with_an_empty_counter():  # type: ignore[no-untyped-def]
-    """A state where the player may stop or throw again with nothing on the Counter (the
-    throw made nothing they could take): 'stop' then moves nothing the camera sees."""
-    import random
-
-    s, rng = GAME.new_state(2), random.Random(0)
-    while not (s.phase == "decide" and not s.counter):
-        s, _ = GAME.apply(s, GAME.random_action(s, rng))
-    return s
-
-
-def test_a_stop_with_an_empty_counter_is_not_taken_for_a_throw_again() -> None:
-    """'stop' with nothing on the Counter shows nothing, and the next throw would not tell
-    it (the same player may throw again): it is asked at once. Unanswered, a throw then may
-    be the same player's or the next player's after the stop: the players are asked which,
-    never told."""
-    s = _decide_with_an_empty_counter()
-    hand = replace(observe_view(GAME.expected_view(s)), moved=True, dice_moved=False)
-    assert isinstance(reconcile(GAME, s, hand), Ambiguous)
-    after = GAME.apply(s, GAME.parse_action("stop"))[0]
-    after = GAME.apply(after, GAME.parse_action("roll red M"))[0]
-    obs = replace(observe_view(GAME.expected_view(after)), moved=True, dice_moved=True)
-    res = reconcile(GAME, s, obs)
-    assert isinstance(res, Ambiguous)
-    assert {"roll red M", "stop; roll red M"} <= {e.text() for e in res.candidates}
