@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from device.runtime import Runtime
 from device.simtable import SimParams, SimulatedTable
-from device.web.service import MatchService
+from device.web.service import MatchService, ServiceError
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +50,11 @@ class DemoTable:
         """One match from its first frame to its end (or until ``stop``)."""
         table = self.table = SimulatedTable(self.game, self.players, seed, self.params)
         mid = self.service.create(self.game, self.players, {}, None, seed,
-                                  f"Demo table, match {self.matches_played + 1}")
+                                  f"Demo table, match {self.matches_played + 1}",
+                                  seats=table.seats)
         self.match_id = mid
+        # the simulated players end a stalled match on the phone, as people would
+        table.on_phone = lambda text: self._players_end(mid, table)
         runtime = Runtime(table, table.observer(), self.service, mid)
         period = 1.0 / (table.fps * self.speed)
         pending_since: float | None = None
@@ -69,6 +72,17 @@ class DemoTable:
                 self._players_answer(mid, table, pending["seq"])
                 pending_since = None
             stop.wait(max(0.0, period - (time.monotonic() - t0)))
+
+    def _players_end(self, mid: str, table: SimulatedTable) -> None:
+        """The players end the stalled match on the phone ("End match"), first telling it
+        any move it still lacks."""
+        match = self.service.match(mid)
+        for text in table.truth.actions[len(match.actions):-1]:
+            self.service.act(mid, text, None, source="players")
+        try:
+            self.service.end(mid, None, source="players")
+        except ServiceError as exc:
+            logger.warning("the simulated players could not end the match: %s", exc.message)
 
     def _players_answer(self, mid: str, table: SimulatedTable, question: int) -> None:
         """Tell the phone what really happened (after undoing anything that did not)."""

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from device.camera import CameraUnavailableError, FrameSource
+from device.observer_hands import HandSide
 from device.web.service import MatchService
 from engine import Accepted, Ambiguous, NoChange, Observation, Resolution, Violation, reconcile
 from engine.reconcile import Params
@@ -84,8 +85,13 @@ class Runtime:
     """a rule break was alerted and the table has not matched the game since"""
     _alert_at: int | None = None
     """the match's entry count just after the open alert or question was raised"""
+    hands: HandSide = field(default_factory=HandSide)
+    """where the arm crossed into the picture while the table moved (who threw)"""
+    seats: tuple[str, ...] | None = None
+    """the table edge each player sits at (from the match's setup)"""
 
     def __post_init__(self) -> None:
+        self.seats = self.service.seats(self.match_id)
         outline = getattr(self.observe, "table_outline", None)
         if callable(outline):  # a calibrated observer: hands are looked for over the table
             polygon, size = outline()
@@ -100,6 +106,8 @@ class Runtime:
         ready = self.settler.update(frame.lores if frame.lores is not None else frame.image)
         if self.settler.motion:
             self._moved = True
+        if self.settler.state.value == "moving" and self.settler.last_small is not None:
+            self.hands.feed(self.settler.last_small)
         if self.settler.state.value == "moving":
             self._still_since = None
         elif self._still_since is None:
@@ -123,15 +131,18 @@ class Runtime:
             # motion is no evidence of a move (else the table as the game has it, seen
             # again, was weighed against moves the camera might have missed, and asked)
             moved = None
-        observation = Observation(observation.objects, observation.zones_seen,
-                                  moved, frame.seq, observation.dice_moved)
+        edge, sure = self.hands.side()
+        observation = replace(observation, moved=moved, frame=frame.seq, hand_edge=edge,
+                              hand_edge_confidence=sure)
         # the players' corrections (a die they said shows 5) stand while the die lies there
         observation = self.service.amend(self.match_id, observation)
         t1 = time.perf_counter()
-        resolution = reconcile(match.game, match.state, observation, self.params)
+        resolution = reconcile(match.game, match.state, observation, self.params, self.seats)
         t2 = time.perf_counter()
         self._handle(resolution, frame)
         self.settler.accept(frame.lores if frame.lores is not None else frame.image)
+        if self.settler.last_small is not None:
+            self.hands.settled(self.settler.last_small)
         self._moved = False
         t3 = time.perf_counter()
         timings = dict(getattr(self.observe, "timings", None) or {})

@@ -32,10 +32,13 @@ from typing import Any
 import cv2
 import numpy as np
 
+from collections.abc import Callable
+
 from device.observer_sim import NoisyObserver, attribute_domains
 from engine import Match, Observation, get_game
 from engine.core import throws_dice
 from engine.observation import View
+from engine.thrower import default_seats
 from vision.frame import Frame
 
 
@@ -62,6 +65,11 @@ class SimParams:
     observer: str = "real"
     """'real': rendered frames read by the real pipeline; 'noise': abstract frames and the
     noise model (see the module docstring)"""
+    phone_end: bool = True
+    """the players end a stalled match (Pyramid Dice's 'end' by the stall rule) on the
+    phone, through ``SimulatedTable.on_phone``, as real players would: it is a match-control
+    action, not a table move. False (or no ``on_phone``): played as a move that shows
+    nothing, which the camera then asks about"""
 
     def __post_init__(self) -> None:
         if self.observer not in OBSERVERS:
@@ -84,10 +92,23 @@ class Scene:
     actions: tuple[str, ...]  # the true actions that led here (empty for a reverted mistake)
     illegal: str | None = None  # rule id, when this scene shows an illegal move
     rolled: bool = False  # the dice were thrown for this scene
+    phone: str | None = None  # a move the players enter on the phone here (no frame)
+    seat: str | None = None  # the edge the arm of this move came from (truth, for reports)
+
+
+RENDER_SIDE = {"bottom": 0, "top": 1, "left": 2, "right": 3}
+"""calibration.table_render's arm sides by edge of the picture"""
 
 
 class SimulatedTable:
-    """A FrameSource that plays a match by itself."""
+    """A FrameSource that plays a match by itself.
+
+    The players sit at ``seats`` (engine.thrower.default_seats: two face each other) and
+    each move's arm reaches in from the edge of the player who makes it, at a random place
+    along that edge. Only that one arm: a second person's hand over the table at the same
+    time (a neighbour pointing) is not simulated. A move the players enter on the phone
+    (``SimParams.phone_end``) shows no frame: ``on_phone`` is called with its text when the
+    frames reach it."""
 
     def __init__(self, game_name: str, players: int, seed: int,
                  params: SimParams | None = None,
@@ -96,8 +117,10 @@ class SimulatedTable:
         self.params = params or SimParams()
         self.rng = random.Random(seed)
         self.truth = Match(self.game, players, options, seed=seed)
+        self.seats = default_seats(players)
+        self.on_phone: Callable[[str], None] | None = None
         self.id, self.fps = f"sim:{self.game.info.name}", self.params.fps
-        self._queue: deque[tuple[np.ndarray, Scene]] = deque()
+        self._queue: deque[tuple[np.ndarray | None, Scene]] = deque()
         self._scene = Scene(self.game.expected_view(self.truth.state), ())
         self._seq = 0
         self._light = 1.0
@@ -131,6 +154,12 @@ class SimulatedTable:
             if not self._advance():
                 return None
         image, scene = self._queue.popleft()
+        while image is None:  # the players enter a move on the phone here
+            assert scene.phone is not None and self.on_phone is not None
+            self.on_phone(scene.phone)
+            if not self._queue and not self._advance():
+                return None
+            image, scene = self._queue.popleft()
         self.scenes_at[self._seq] = scene
         # Still frames share one image object: the table went still at the first of them.
         same = image is self._last_image
@@ -157,7 +186,7 @@ class SimulatedTable:
         if self.pending_revert:
             self.pending_revert = False
             view = self.game.expected_view(self.truth.state)
-            self._move(Scene(view, ()))
+            self._move(Scene(view, ()), self._seat_of(self.truth.state))
             return True
         if self._over():
             return False
@@ -176,15 +205,28 @@ class SimulatedTable:
                     assert cand.error is not None
                     self.injected.append((self._seq, cand.error.rule.id))
                     self.pending_revert = True
-                    self._move(Scene(view, (), cand.error.rule.id, throws_dice(cand.action)))
+                    self._move(Scene(view, (), cand.error.rule.id, throws_dice(cand.action)),
+                               self._seat_of(state))
                     return True
         action = self.game.random_action(state, self.rng)
         self.truth.push(action, source="sim")
-        self._move(Scene(self.game.expected_view(self.truth.state), (action.to_str(),),
-                         rolled=throws_dice(action)))
+        scene = Scene(self.game.expected_view(self.truth.state), (action.to_str(),),
+                      rolled=throws_dice(action))
+        if self.params.phone_end and self.on_phone is not None and action.to_str() == "end":
+            # the stall rule's 'end': the players agree and tap "End match" on the phone
+            self._queue.append((None, replace(scene, phone=action.to_str())))
+            self._scene = replace(scene, view=self._scene.view)
+            self._still(self._scene)
+            return True
+        self._move(scene, self._seat_of(state))
         return True
 
-    def _move(self, scene: Scene) -> None:
+    def _seat_of(self, state: object) -> str | None:
+        """The seat of the player who acts in `state` (None: nobody's turn)."""
+        player = self.game.to_move(state)
+        return self.seats[player] if player is not None and player < len(self.seats) else None
+
+    def _move(self, scene: Scene, seat: str | None) -> None:
         p, rng = self.params, self.rng
         if rng.random() < p.light_change:
             self._light = rng.uniform(0.8, 1.15)
@@ -199,7 +241,11 @@ class SimulatedTable:
             self.renderer.place(scene.view, thrown=scene.rolled)
         after = self._render(scene.view)
         n = rng.randint(*p.hand_frames)
-        side, hand_seed = (rng.randrange(4), rng.getrandbits(32)) if self.renderer else (0, 0)
+        # the arm comes from the acting player's seat (any edge when it is nobody's turn);
+        # the draw is kept so that a seed plays the same match as before seats
+        drawn, hand_seed = (rng.randrange(4), rng.getrandbits(32)) if self.renderer else (3, 0)
+        side = RENDER_SIDE[seat] if seat is not None else drawn
+        scene = replace(scene, seat=[k for k, v in RENDER_SIDE.items() if v == side % 4][0])
         for i in range(n):
             # the hand reaches in, works, and leaves; the table changes under it halfway
             reach = min(i, n - 1 - i) / max(1, n // 2)
@@ -230,9 +276,10 @@ class SimulatedTable:
         if self.renderer is not None:
             # the arm sways a little from frame to frame
             return self.renderer.with_hand(image, reach, side, seed + i % 3)
-        return self._draw(self._scene.view, hand=reach, jitter=i)
+        return self._draw(self._scene.view, hand=reach, jitter=i, side=side)
 
-    def _draw(self, view: View, hand: float = 0.0, jitter: int = 0) -> np.ndarray:
+    def _draw(self, view: View, hand: float = 0.0, jitter: int = 0, side: int = 3
+              ) -> np.ndarray:
         """A plain top-down picture of the table (observer 'noise'): enough for the
         settler's motion and hand checks, not meant to be read by the dice reader."""
         p = self.params
@@ -252,8 +299,10 @@ class SimulatedTable:
             cv2.rectangle(img, (x0, y0), (x0 + 9, y0 + 9), bgr, -1)
         if hand > 0:
             radius = int(40 + 160 * hand)
-            cv2.ellipse(img, (p.width, p.height // 2 + jitter * 3), (radius, 60), 0, 0, 360,
-                        (120, 150, 200), -1)
+            centre = [(p.width // 2 + jitter * 3, p.height), (p.width // 2 + jitter * 3, 0),
+                      (0, p.height // 2 + jitter * 3), (p.width, p.height // 2 + jitter * 3)]
+            cv2.ellipse(img, centre[side % 4], (radius, 60) if side >= 2 else (60, radius), 0,
+                        0, 360, (120, 150, 200), -1)
         img = cv2.convertScaleAbs(img, alpha=self._light)
         if self._shift != (0, 0):
             m = np.float32([[1, 0, self._shift[0]], [0, 1, self._shift[1]]])
@@ -309,6 +358,9 @@ class SimFigures:
     moves: int = 0
     exact: int = 0
     accepted_without_question: int = 0
+    phone_moves: int = 0
+    """moves the players entered on the phone by their own initiative (ending a stalled
+    match): not questions, so counted with the accepted ones in ``auto_accepted``"""
     violations_injected: int = 0
     violations_flagged: int = 0
     silent_illegal: int = 0
@@ -318,7 +370,7 @@ class SimFigures:
     """per-stage milliseconds of each reading (the observer's stages, reconcile, record)"""
 
     def merge(self, other: SimFigures) -> None:
-        for name in ("matches", "moves", "exact", "accepted_without_question",
+        for name in ("matches", "moves", "exact", "accepted_without_question", "phone_moves",
                      "violations_injected", "violations_flagged", "silent_illegal"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.latency_frames += other.latency_frames
@@ -334,7 +386,9 @@ class SimFigures:
             "matches": self.matches,
             "moves": self.moves,
             "state_exact": round(self.exact / max(self.matches, 1), 4),
-            "auto_accepted": round(self.accepted_without_question / max(self.moves, 1), 4),
+            "auto_accepted": round((self.accepted_without_question + self.phone_moves)
+                                   / max(self.moves, 1), 4),
+            "phone_moves": self.phone_moves,
             "violations_injected": self.violations_injected,
             "violations_flagged": self.violations_flagged,
             "silent_illegal": self.silent_illegal,

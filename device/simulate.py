@@ -6,6 +6,13 @@ mistake the way people at the table would: they tell the phone what really happe
 put back a piece moved against the rules. A wrong acceptance is corrected too (undo, then
 the true moves), but the match no longer counts as exact.
 
+The players sit at the table's edges (engine.thrower.default_seats, given to the match at
+setup) and each arm is drawn from its player's edge; the observer finds the edge from the
+pixels (device.observer_hands). A match the players end by the stall rule (Pyramid Dice's
+'end') is ended on the phone, through the service's ``end`` as the phone's "End match"
+does: such a move is the players' own initiative, not a question, so ``auto_accepted``
+counts it as not asked and ``phone_moves`` says how many there were.
+
 Matches are independent: ``workers`` > 1 plays them in separate processes (each reading is
 still timed on the one core its process runs on), and the figures are merged in seed order.
 With a ``report`` file each reading is one JSON line (see :func:`reading_record`): what the
@@ -24,7 +31,7 @@ from typing import IO, Any
 from device.runtime import Runtime, Step
 from device.simtable import Scene, SimFigures, SimParams, SimulatedTable
 from device.store import SQLiteStore
-from device.web.service import MatchService
+from device.web.service import MatchService, ServiceError
 from engine import Accepted, Ambiguous, Violation
 from engine.observation import Observation, Observed, View
 
@@ -96,8 +103,23 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
                    report: list[dict[str, Any]] | None = None) -> None:
     table = SimulatedTable(game, players, seed, params)
     service = MatchService(SQLiteStore(":memory:"))
-    mid = service.create(game, players, {}, None, seed, f"sim {seed}")
+    mid = service.create(game, players, {}, None, seed, f"sim {seed}", seats=table.seats)
     runtime = Runtime(table, table.observer(), service, mid, live_view=False)
+
+    def on_phone(text: str) -> None:
+        """The players end the match on the phone (after telling it anything it lacks)."""
+        match = service.match(mid)
+        missing = table.truth.actions[len(match.actions):]
+        try:
+            if missing != [text] or text != "end":
+                raise ServiceError(409, "sim/off_track", "the match is not where the table is")
+            service.end(mid, match.version, source="players")
+            figures.phone_moves += 1
+        except ServiceError:
+            for move in missing:  # told as answers would be: not counted as the players'
+                service.act(mid, move, None)
+
+    table.on_phone = on_phone
     wrong = False
     flagged: set[int] = set()
     states = [service.match(mid).state]  # the true state after each true move

@@ -66,6 +66,9 @@ class Settler:
     table: np.ndarray | None = None
     """the mat's pixels in the small frame (``set_table``), or None: the whole frame"""
     _table_edge: np.ndarray | None = None
+    last_small: np.ndarray | None = None
+    """the small grey frame of the last ``update`` (for who looks at the same frame: the
+    hand's side, device.observer_hands)"""
 
     def set_table(self, polygon_px: np.ndarray, image_size: tuple[int, int]) -> None:
         """Restrict the hand check to the table: `polygon_px` is its outline in a frame of
@@ -95,6 +98,7 @@ class Settler:
     def update(self, image: np.ndarray) -> bool:
         """Take one frame (BGR or grey, any size); True when this frame should be read."""
         cur = self.small(image)
+        self.last_small = cur
         p = self.params
         self.motion = False
         if self._prev is None or self._prev.shape != cur.shape:

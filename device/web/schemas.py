@@ -26,6 +26,11 @@ class MatchIn(BaseModel):
     title: str = Field(default="", max_length=100)
     names: list[str] | None = Field(default=None, max_length=8,
                                     description="the players' names, in turn order")
+    seats: list[str] | None = Field(
+        default=None, max_length=8,
+        description="the table edge each player sits at, in turn order: bottom, left, top "
+                    "or right of the camera's picture (two players: bottom, top). Lets the "
+                    "camera tell who threw by the side the arm comes from; none: not used")
 
 
 class ActionIn(BaseModel):
@@ -45,6 +50,12 @@ class UndoIn(BaseModel):
     version: int | None = Field(default=None, ge=0)
     to: int | None = Field(default=None, ge=0,
                            description="undo every action back to and including this entry")
+
+
+class EndIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int | None = Field(default=None, ge=0)
 
 
 class CorrectionIn(BaseModel):

@@ -15,8 +15,10 @@ from typing import Any
 
 from device.store import Store, StoreError, load_checked
 from device.web.corrections import Amendment, amend, amendments
-from device.web.views import NAMES_NOTE, match_view, replay_index, replay_step
+from device.web.views import (
+    NAMES_NOTE, SEATS_NOTE, match_view, player_seats, replay_index, replay_step)
 from engine import EngineError, IllegalActionError, Match, Observation, get_game
+from engine.thrower import check_seats
 
 __all__ = ["MatchService", "ServiceError", "match_view"]
 
@@ -156,8 +158,15 @@ class MatchService:
 
     def create(self, game_name: str, players: int, options: Mapping[str, object],
                setup: Mapping[str, Any] | None, seed: int | None, title: str,
-               names: Sequence[str] | None = None) -> str:
+               names: Sequence[str] | None = None,
+               seats: Sequence[str] | None = None) -> str:
+        """A new match; ``seats``: the table edge each player sits at (engine.thrower)."""
         names = check_names(names, players)
+        if seats is not None:
+            try:
+                seats = check_seats(seats, players)
+            except ValueError as exc:
+                raise ServiceError(422, "seats/invalid", f"seats: {exc}") from None
         try:
             match = Match(get_game(game_name), players, options, setup=setup, seed=seed)
         except EngineError as exc:
@@ -169,11 +178,21 @@ class MatchService:
             match.note("note", "players: " + ", ".join(
                 n or f"P{i + 1}" for i, n in enumerate(names)), source="phone",
                 data={NAMES_NOTE: names})
+        if seats is not None:
+            match.note("note", "seats: " + ", ".join(
+                f"P{i + 1} {s}" for i, s in enumerate(seats)), source="phone",
+                data={SEATS_NOTE: list(seats)})
         match_id = self.store.create_match(match, title=title)
         with self._lock:
             self._live[match_id] = _Live(match, threading.Lock(), title)
         self._publish(match_id)
         return match_id
+
+    def seats(self, match_id: str) -> tuple[str, ...] | None:
+        """The table edge each player sits at, or None when not set at setup."""
+        live = self._get(match_id)
+        with live.lock:
+            return player_seats(live.match)
 
     def record(self, match_id: str) -> dict[str, Any]:
         live = self._get(match_id)
@@ -236,6 +255,29 @@ class MatchService:
                 match.note("answer", text, source=source, data={"question": answer_to})
             for action in actions:
                 match.push(action, source=source)
+
+        return self._commit(match_id, version, change)
+
+    def end(self, match_id: str, version: int | None, source: str = "phone"
+            ) -> dict[str, Any]:
+        """The players end the match where the rules let them (Pyramid Dice: 'end' by the
+        stall rule). A match-control action taken on the phone, like setup or undo: nothing
+        on the table shows it. 409 with the rules' reason where it is not allowed now."""
+        def change(match: Match) -> None:
+            game = match.game
+            try:
+                action = game.parse_action("end")
+            except EngineError:
+                raise ServiceError(409, "end/not_allowed", f"{game.info.title} has no early "
+                                   "end: the match ends by its rules") from None
+            try:
+                game.apply(match.state, action)
+            except EngineError as exc:
+                raise ServiceError(409, "end/not_allowed",
+                                   f"the rules do not allow ending the match now: {exc}",
+                                   {"rule": getattr(getattr(exc, "rule", None), "id", None)}
+                                   ) from None
+            match.push(action, source=source, data={"initiative": "players"})
 
         return self._commit(match_id, version, change)
 

@@ -14,6 +14,18 @@ from engine import Match
 
 NAMES_NOTE = "names"
 """data key of the note that names the players (logged at setup, or later)"""
+SEATS_NOTE = "seats"
+"""data key of the note that seats the players at the table's edges (logged at setup;
+engine.thrower)"""
+
+
+def player_seats(match: Match) -> tuple[str, ...] | None:
+    """The table edge each player sits at, as set at setup, or None when not set."""
+    for entry in reversed(match.entries):
+        if entry.kind == "note" and isinstance(entry.data.get(SEATS_NOTE), list):
+            seats = tuple(str(s) for s in entry.data[SEATS_NOTE])
+            return seats if len(seats) == match.initial.players else None
+    return None
 
 
 def player_names(match: Match) -> list[str]:
@@ -85,9 +97,12 @@ def match_view(match_id: str, match: Match, title: str = "") -> dict[str, Any]:
         "match_title": title,
         "players": match.initial.players,
         "names": player_names(match),
+        "seats": player_seats(match),
         "version": match.version,
         **state_view(match, state),
         "legal_actions": [a.to_str() for a in game.legal_actions(state)][:200],
+        # the players may end the match on the phone (Pyramid Dice: the stall rule)
+        "can_end": any(a.to_str() == "end" for a in game.legal_actions(state)),
         "entries": [e.to_dict() for e in match.entries[-50:]],
         "live": [e.seq for e in match.live_entries][-50:],
         "pending": pending_entry(match),

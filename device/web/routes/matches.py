@@ -15,6 +15,7 @@ from device.web.schemas import (
     AnswerIn,
     CorrectionIn,
     Created,
+    EndIn,
     ErrorOut,
     MatchIn,
     NamesIn,
@@ -40,7 +41,8 @@ def list_matches(service: ServiceDep) -> list[dict[str, Any]]:
 @router.post("", status_code=201, operation_id="create_match", responses=ERRORS)
 def create_match(body: MatchIn, service: ServiceDep) -> Created:
     return Created(id=service.create(body.game, body.players, body.options, body.setup,
-                                     body.seed, body.title, body.names))
+                                     body.seed, body.title, body.names,
+                                     body.seats))
 
 
 @router.get("/{match_id}", operation_id="get_match", responses=ERRORS)
@@ -69,6 +71,13 @@ def answer(match_id: str, body: AnswerIn, service: ServiceDep) -> dict[str, Any]
 def undo(match_id: str, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
     """Take back the last action, or every action back to and including entry ``to``."""
     return service.undo(match_id, body.version, to=body.to)
+
+
+@router.post("/{match_id}/end", operation_id="end_match", responses=ERRORS)
+def end(match_id: str, body: EndIn, service: ServiceDep) -> dict[str, Any]:
+    """The players end the match where the rules allow it (Pyramid Dice: the stall rule's
+    'end'); 409 with the reason otherwise."""
+    return service.end(match_id, body.version)
 
 
 @router.post("/{match_id}/corrections", operation_id="correct", responses=ERRORS)
