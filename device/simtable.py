@@ -26,13 +26,12 @@ import random
 import time
 import zlib
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
 import numpy as np
-
-from collections.abc import Callable
 
 from device.observer_sim import NoisyObserver, attribute_domains
 from engine import Match, Observation, get_game

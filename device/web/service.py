@@ -16,7 +16,13 @@ from typing import Any
 from device.store import Store, StoreError, load_checked
 from device.web.corrections import Amendment, amend, amendments
 from device.web.views import (
-    NAMES_NOTE, SEATS_NOTE, match_view, player_seats, replay_index, replay_step)
+    NAMES_NOTE,
+    SEATS_NOTE,
+    match_view,
+    player_seats,
+    replay_index,
+    replay_step,
+)
 from engine import EngineError, IllegalActionError, Match, Observation, get_game
 from engine.thrower import check_seats
 

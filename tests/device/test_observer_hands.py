@@ -70,3 +70,26 @@ def test_the_simulated_players_arms_come_from_their_seats() -> None:
         settler.accept(frame.image)
         hands.settled(settler.last_small)  # type: ignore[arg-type]
     assert readings >= 20 and told >= 0.9 * readings, (told, readings)
+
+
+def test_the_runtime_gives_the_side_and_the_seats_to_the_reconciler() -> None:
+    """Through the live loop (noise observer: abstract frames, the arm an ellipse from the
+    seat's edge): each reading's observation carries the edge the arm came from, and the
+    match's seats reach the runtime."""
+    from device.runtime import Runtime
+    from device.store import SQLiteStore
+    from device.web.service import MatchService
+
+    table = SimulatedTable("pyramid_dice", 2, 2, SimParams(observer="noise", max_moves=20))
+    service = MatchService(SQLiteStore(":memory:"))
+    mid = service.create("pyramid_dice", 2, {}, None, 2, "t", seats=table.seats)
+    runtime = Runtime(table, table.observer(), service, mid, live_view=False)
+    assert runtime.seats == ("bottom", "top")
+    told = readings = 0
+    while runtime.status != "source ended":
+        step = runtime.step()
+        if step is None or step.observation is None or not step.observation.moved:
+            continue
+        readings += 1
+        told += step.observation.hand_edge == table.scenes_at[step.frame].seat
+    assert readings >= 15 and told >= 0.9 * readings, (told, readings)

@@ -97,6 +97,9 @@ function render(view) {
   const out = $("#m-outcome");
   out.hidden = !view.outcome;
   out.textContent = outcomeText(view);
+  // the players may end a stalled match (Pyramid Dice's stall rule): a match action, not
+  // a table move, offered only where the rules allow it
+  $("#m-end-box").hidden = !view.can_end;
   $("#m-scores").replaceChildren(el("caption", {}, "Scores"), ...drawScores(view));
   $("#m-table").replaceChildren(...drawTable(view));
   renderPending(view);
@@ -281,6 +284,7 @@ async function send(action, answerTo) {
 
 const dismiss = (seq, text) => post("answers", {question: seq, text});
 const undo = () => post("undo", {});
+const endMatch = () => post("end", {});
 const undoTo = (seq) => post("undo", {to: seq});
 
 async function saveNames(ev) {
@@ -298,5 +302,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#m-send").addEventListener("click", () => { const t = $("#m-typed").value.trim(); if (t) send(t); });
   $("#m-typed").addEventListener("keydown", (e) => { if (e.key === "Enter") $("#m-send").click(); });
   $("#m-undo").addEventListener("click", undo);
+  $("#m-end").addEventListener("click", endMatch);
   $("#names-form").addEventListener("submit", saveNames);
 });
