@@ -68,10 +68,13 @@ class Params:
     """posterior below which a candidate is not offered to the players"""
     thrower_side: bool = True
     """Use the thrower's side (engine.thrower) when the match has seats and the camera saw
-    which table edge the arm crossed. The rules it relies on: play passes clockwise and a
-    turn is one player's (Pyramid Dice: "the player to the left takes the next turn"; a
-    Ra re-roll is made by the player whose turn it is; IceDice likewise). A throw whose
-    thrower's seat is not the edge seen is weighed down by how sure the edge is. And a move
+    which table edge the arm crossed. The rules it relies on: a turn is one player's, who
+    makes all its moves, and then the next player's turn begins (Pyramid Dice rules, "Play
+    passes clockwise."; a Ra re-roll is the player's own, within their turn; IceDice: a
+    turn ends when the player stops or busts). Where the players sit is not in any rule:
+    the seats are entered at setup (engine.thrower), and no seats means no use. A move whose
+    player's seat is not the edge seen (of a chain, its last move, whose hand was seen) is
+    weighed down by how sure the edge is. And a move
     the camera cannot see that hands the turn on (Pyramid Dice: 'pass' on an empty pyramid)
     is not asked about at once: the next throw shows it (a throw from the next player's
     seat means the unseen move came first; from the same seat, it was the same player's
@@ -303,6 +306,8 @@ class _Scored:
     view: View
     unthrown: float = 0.0
     """log of the factor moved_unthrown applied to the first action"""
+    sided: float = 0.0
+    """log of the thrower's-side factor applied to the last action (Params.thrower_side)"""
 
 
 def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_prior: float,
@@ -340,8 +345,6 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
                 p *= action.outcome_probability
             if dice_moved is False:
                 p *= params.unrolled
-            if side is not None and game.to_move(state) != side.player:
-                p *= math.exp(side.log_other)
         elif dice_moved and prefix == ():
             # the tracker saw dice leave their places: an action that throws none (a die
             # turned or set by hand stays where it lay; a card taken, a pass leave them) is
@@ -349,10 +352,16 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
             # taken for an unseen 'pass')
             p *= params.moved_unthrown
             unthrown = math.log(params.moved_unthrown)
+        sided = 0.0
+        if side is not None and game.to_move(state) != side.player:
+            # the arm seen is not the acting player's: a chain's last action is the one
+            # whose hand was seen (a 'pass' seen earlier, then the next player's roll)
+            sided = side.log_other
         if p <= 0:
             continue
-        out.append(_Scored(prefix + (action,), log_prior + math.log(p),
-                           fitter.log_likelihood(view), cand.error, after, view, unthrown))
+        out.append(_Scored(prefix + (action,), log_prior + math.log(p) + sided,
+                           fitter.log_likelihood(view), cand.error, after, view, unthrown,
+                           sided))
     return out
 
 
@@ -398,8 +407,8 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
                             and game.outcome(s.state) is None),
                            key=lambda s: s.log_likelihood + s.log_prior, reverse=True)
             for s in rolls[: params.beam]:
-                scored += _expand(game, s.state, s.actions, s.log_prior, fitter, params,
-                                  observation.dice_moved, side)
+                scored += _expand(game, s.state, s.actions, s.log_prior - s.sided, fitter,
+                                  params, observation.dice_moved, side)
         if not seated:
             return _posteriors(scored, view, bool(observation.dice_moved),
                                scored[0].log_likelihood)
@@ -407,8 +416,8 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
         for s in ends_turn:
             # the unseen move, then what is seen (its "dice did not move" penalty was for
             # it alone: the next player's throw moved them)
-            scored += _expand(game, s.state, s.actions, s.log_prior - s.unthrown, fitter,
-                              params, observation.dice_moved, side)
+            scored += _expand(game, s.state, s.actions, s.log_prior - s.unthrown - s.sided,
+                              fitter, params, observation.dice_moved, side)
         out = _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
         # Left to the next move, whose thrower's side will tell it; not when the tracker
         # saw the dice thrown now (that was no unseen move alone).

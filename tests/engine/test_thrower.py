@@ -28,9 +28,9 @@ def counted(obs: Observation, *, dice_moved: bool, edge: str | None = None,
                    hand_edge_confidence=sure if edge else 0.0)
 
 
-def _empty_pyramid(*moves: str) -> PyramidState:
+def _empty_pyramid(*moves: str, roll: str = "roll 1 1 1") -> PyramidState:
     """P1 rolled 1 1 1 (then `moves`); the pyramid is empty, its cards in the side area."""
-    s = play(new(), "roll 1 1 1")
+    s = play(new(), roll)
     return play(replace(s, side=s.side + tuple(c for _, c in s.pyramid), pyramid=()), *moves)
 
 
@@ -123,3 +123,18 @@ def test_observation_round_trip_keeps_the_edge() -> None:
     obs = replace(observe_view(GAME.expected_view(new())), hand_edge="left",
                   hand_edge_confidence=0.8)
     assert Observation.from_dict(obs.to_dict()) == obs
+
+
+def test_the_next_players_throw_to_the_same_values_is_not_the_pass_alone() -> None:
+    """P2 throws 1 2 3 as P1 did, after P1's unseen pass: the faces are as they were, the
+    dice left their places, and the arm came from P2's seat. The pass alone (P1's hand)
+    fits the faces better than one throw's chance, but not the arm: the pair is the best
+    story. (Still asked: "no change", a hand that only jostled the dice, keeps 0.28 against
+    a throw to these very values, as for any throw that shows the faces as they were.)"""
+    s = _empty_pyramid(roll="roll 1 2 3")
+    obs = counted(observe_view(GAME.expected_view(play(s, "pass", "roll 1 2 3"))),
+                  dice_moved=True, edge="top")
+    res = reconcile(GAME, s, obs, seats=SEATS)
+    assert isinstance(res, Ambiguous) and res.candidates[0].text() == "pass; roll 1 2 3"
+    res = reconcile(GAME, s, replace(obs, hand_edge=None), seats=SEATS)
+    assert isinstance(res, Ambiguous) and res.candidates[0].text() == "pass"
