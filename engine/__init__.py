@@ -23,15 +23,15 @@ from engine.errors import (  # noqa: E402
 )
 from engine.match import Match  # noqa: E402
 from engine.observation import Expected, Observation, Observed, View  # noqa: E402
-from engine.reconcile import (  # noqa: E402
+from engine.reconcile import reconcile  # noqa: E402
+from engine.registry import all_games, get_game  # noqa: E402
+from engine.resolution import (  # noqa: E402
     Accepted,
     Ambiguous,
     NoChange,
     Resolution,
     Violation,
-    reconcile,
 )
-from engine.registry import all_games, get_game  # noqa: E402
 
 __all__ = [
     "Accepted", "Ambiguous", "AmbiguousObservationError", "EngineError", "Event", "Expected",

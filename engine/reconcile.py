@@ -18,12 +18,20 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.core import Candidate, Game, State, throws_dice
 from engine.errors import Rule
 from engine.observation import Expected, Observation, Observed, View
+from engine.resolution import (
+    Accepted,
+    Ambiguous,
+    Explanation,
+    NoChange,
+    Resolution,
+    Violation,
+)
 from engine.thrower import SideEvidence, hands_on, side_evidence
 
 UNEXPLAINED = Rule(
@@ -84,79 +92,6 @@ class Params:
     applies: such a move is asked at once, as with this option off."""
     side_confidence: float = 0.7
     """least confidence of the edge seen for it to count (engine.thrower.side_evidence)"""
-
-
-@dataclass(frozen=True, slots=True)
-class Explanation:
-    """One explanation of an observation, scored."""
-
-    actions: tuple[Any, ...]
-    posterior: float
-    log_likelihood: float
-    error: Any = field(default=None, compare=False)  # IllegalActionError of the illegal step
-    unseen: bool = False
-    """a move that shows the table as it was: only its prior put it before no change"""
-    hands_on: bool = False
-    """an unseen move that ends the turn and not the game, left to the next move
-    (Params.thrower_side)"""
-
-    @property
-    def legal(self) -> bool:
-        return self.error is None
-
-    def text(self) -> str:
-        return "; ".join(a.to_str() for a in self.actions) or "no change"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"actions": [a.to_str() for a in self.actions], "posterior": self.posterior,
-                "legal": self.legal, "rule": self.error.rule.id if self.error else None}
-
-
-@dataclass(frozen=True, slots=True)
-class NoChange:
-    confidence: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "no_change", "confidence": self.confidence}
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted:
-    actions: tuple[Any, ...]
-    confidence: float
-
-    @property
-    def action(self) -> Any:
-        """The last action (the only one, unless a roll was not seen on its own)."""
-        return self.actions[-1]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "accepted", "actions": [a.to_str() for a in self.actions],
-                "confidence": self.confidence}
-
-
-@dataclass(frozen=True, slots=True)
-class Ambiguous:
-    candidates: tuple[Explanation, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "ambiguous", "candidates": [c.to_dict() for c in self.candidates]}
-
-
-@dataclass(frozen=True, slots=True)
-class Violation:
-    rule: Rule
-    explanation: str
-    actions: tuple[Any, ...] = ()
-    confidence: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "violation", "rule": self.rule.id, "rule_text": self.rule.text,
-                "rule_source": self.rule.source, "explanation": self.explanation,
-                "actions": [a.to_str() for a in self.actions], "confidence": self.confidence}
-
-
-Resolution = NoChange | Accepted | Ambiguous | Violation
 
 
 # --- fitting a view ------------------------------------------------------------------------

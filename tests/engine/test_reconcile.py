@@ -105,7 +105,8 @@ def test_a_likely_foul_is_an_alert_not_a_question() -> None:
 def test_a_foul_tied_with_a_legal_move_is_a_question() -> None:
     """Only a foul likelier than every legal explanation is an alert: a tie is asked."""
     from engine.errors import IllegalActionError
-    from engine.reconcile import Explanation, Params, decide
+    from engine.reconcile import Params, decide
+    from engine.resolution import Explanation
 
     error = IllegalActionError(GAME.rules["icedice.roll_again"], "no bust now")
     stop, bust = GAME.parse_action("stop"), GAME.parse_action("bust")
