@@ -23,7 +23,7 @@ function currentGame() { return state.games.find((g) => g.name === $("#game-sele
 async function gameChanged() {
   const game = currentGame();
   renderOptions(game);
-  renderNameInputs();
+  renderNameInputs(); renderSeatInputs();
   setupState.jsonDirty = false;
   setupState.errors = [];
   $("#setup-json").value = "";
@@ -73,6 +73,22 @@ function renderNameInputs() {
   box.replaceChildren(el("legend", {}, "Names (optional)"), ...Array.from({length: n}, (_, i) =>
     el("input", {name: "player-name", maxlength: 24, "aria-label": `name of player ${i + 1}`,
       placeholder: `P${i + 1}`, value: old[i] || ""})));
+}
+
+// Seats: the edge of the camera's picture each player sits at, so that the camera can tell
+// who threw by the side the arm comes from (engine/thrower.py). Prefilled as
+// engine.thrower.default_seats; "not set" for anyone leaves seats out.
+const EDGES = ["bottom", "left", "top", "right"];
+function defaultSeat(i, n) { return n === 2 ? ["bottom", "top"][i] : n <= 4 ? EDGES[i] : ""; }
+
+function renderSeatInputs() {
+  const box = $("#seats");
+  const n = Math.max(1, Math.min(8, Number($("[name=players]").value) || 1));
+  box.replaceChildren(el("legend", {}, "Seats (edge of the camera picture)"),
+    ...Array.from({length: n}, (_, i) => el("select", {name: "player-seat",
+      "aria-label": `seat of player ${i + 1}`},
+      ...["", ...EDGES].map((e) => el("option", {value: e, selected: e === defaultSeat(i, n)},
+        e || "not set")))));
 }
 
 function options(game) {
@@ -176,6 +192,8 @@ async function createMatch(ev) {
   const body = {game: game.name, players: Number(form.elements.players.value), options: options(game),
                 title: form.elements.title.value.trim()};
   if (names.some(Boolean)) body.names = names;
+  const seats = [...form.querySelectorAll("[name=player-seat]")].map((i) => i.value);
+  if (seats.length && seats.every(Boolean)) body.seats = seats;
   if (setup && Object.keys(setup).length) body.setup = setup;
   try {
     const created = await api("/api/matches", {method: "POST", body: JSON.stringify(body)});
@@ -328,7 +346,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#cancel-new").addEventListener("click", () => { location.hash = ""; });
   $("#new-form").addEventListener("submit", createMatch);
   $("#game-select").addEventListener("change", () => gameChanged().catch((e) => toast(e.message)));
-  $("[name=players]").addEventListener("input", () => { renderNameInputs(); scheduleCheck(); });
+  $("[name=players]").addEventListener("input", () => { renderNameInputs(); renderSeatInputs(); scheduleCheck(); });
   $("#setup-json").addEventListener("input", () => { setupState.jsonDirty = true; scheduleCheck(); });
   $("#json-reset").addEventListener("click", () => { setupState.jsonDirty = false; formChanged(); });
 });
