@@ -23,6 +23,19 @@ the best two shots instead of the best one (0.9719). On 8 of those dice (10 crop
 twice the size, five scales, against 0.9688): a 1 px / 2 px blur before the band-pass
 0.9708 / 0.9604, band-pass 5 / 12 px 0.9688 / 0.9625, windows 0.3 / 0.2 of the crop
 0.9708 / 0.9458.
+
+Normalising the die's scale in the crop (finding its face square and warping it to one size
+before matching) cannot close the gap to 0.99 either, measured by its upper bound on those 16
+validation dice (1920 crops; fused with the embedding, a rejected reading counted wrong:
+0.9750, best label 0.9786): with the true face's own best scale given to every face (an
+oracle, and a leaky one) 0.9865 / 0.9901; given to within one step of :data:`SCALES` (what a
+good face-square finder would give) 0.9823 / 0.9849; two steps 0.9776. A penalty on the far
+scales (0.02-0.12 per the 0.7-1.0 span), per-scale centring over the faces and a soft maximum
+over the scales were all within 0.004 of it or below. The misreads left are mostly crops
+where the print is a few dark or blurred pixels (``HARSH``: gain down to 0.45, blur up to
+1.2 px, the face 0.55 of a 48 px crop) and glyphs of one shape family (thin wedges, a
+quadrilateral against a triangle); the gap needs more pixels of the face or a network trained
+for matching, not a better scale.
 """
 
 from __future__ import annotations

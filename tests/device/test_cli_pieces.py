@@ -54,3 +54,9 @@ def test_pieces_quick_json(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["card_slots"]["slots"] == 72 and out["card_slots"]["slot_accuracy"] == 1.0
     assert out["card_slots"]["side_slots"] == 16
+
+
+def test_pieces_per_face_below_one_is_one_line(capsys):
+    assert main(["pieces", "--only", "faces", "--per-face", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--per-face must be at least 1" in err[0]
