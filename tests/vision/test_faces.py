@@ -65,6 +65,21 @@ def test_an_expert_model_reads_its_types_and_only_them(reader):
         r.dist for r in shared.read_type(c, rainbow)]
 
 
+def test_the_last_listed_expert_takes_its_types_over(reader):
+    # quarriors-fine2 lists five types the quarriors expert lists too: it reads them
+    meta = json.loads((reader.path.with_name("die_faces_experts.json")).read_text())
+    last = list(meta["experts"].values())[-1]
+    assert "quarriors-victory" in last["types"]
+    ex = reader._experts["quarriors-victory"]
+    assert ex.path.name == last["file"] == "die_faces_quarriors-fine2_202611.onnx"
+    dt = get_type("quarriors-victory")
+    rng = np.random.default_rng(31)
+    right = sum(r.label == face.label for face in dt.faces
+                for r in reader.read_type(face_crops(dt, face, 5, rng, TRAIN, reader.crop_px),
+                                          dt))
+    assert right >= 29  # of 30; validation renders (models/die_faces.md): 1200 of 1200
+
+
 def test_novel_dice_faces_differ_even_turned():
     from vision.facedraw import glyph_key
     from vision.faces_eval import distinct_glyph_seeds
