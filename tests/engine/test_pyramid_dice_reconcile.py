@@ -11,6 +11,7 @@ from engine import Accepted, Ambiguous, NoChange, Observation, Violation, get_ga
 from engine.games.pyramid_dice import PyramidState
 from engine.games.pyramid_dice.state import Take, Use
 from engine.observation import observe_view
+from engine.reconcile import explain
 
 GAME = get_game("pyramid dice")
 
@@ -210,3 +211,27 @@ def test_a_move_that_changes_only_what_is_not_read_is_asked() -> None:
     res = reconcile(GAME, s, obs)
     assert isinstance(res, Ambiguous)
     assert {"pass", "no change"} <= {e.text() for e in res.candidates}
+
+
+def test_a_foul_that_fits_better_than_an_unseen_move_is_flagged() -> None:
+    """The pyramid is empty ('pass' shows the table as it was) and a 1 is raised to 2 by
+    hand, no card held. The die reads 2 at 0.97 (1 at 0.03): 'pass' still has the larger
+    posterior by its prior, but the foul fits the reading far better and holds more than
+    half of the pass's share (Params.unseen_foul), so it is an alert, not 'pass or no
+    change?' (simulated seed 103: '+1 1' asked as '+2 5 by g6 or no change?'). A reading
+    that leans on the 2 only weakly leaves the foul under that share: still asked."""
+    s = play(new(), "roll 1 1 5")
+    s = replace(s, side=s.side + tuple(c for _, c in s.pyramid), pyramid=())
+    view = GAME.view_after(s, Use("+1", 1, None))
+    i = die_index(view, "2")
+    sure = counted(observe_view(view, overrides={i: {"face": {"2": 0.97, "1": 0.03}}}),
+                   dice_moved=False)
+    best = explain(GAME, s, sure)[0]
+    assert best.unseen and best.text() == "pass"
+    res = reconcile(GAME, s, sure)
+    assert isinstance(res, Violation) and res.rule.id == "pyramid_dice.abilities"
+    assert [a.to_str() for a in res.actions] == ["+1 1"]
+    unsure = counted(observe_view(view, overrides={i: {"face": {"2": 0.6, "1": 0.4}}}),
+                     dice_moved=False)
+    res = reconcile(GAME, s, unsure)
+    assert isinstance(res, Ambiguous) and "pass" in {e.text() for e in res.candidates}
