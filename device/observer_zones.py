@@ -12,6 +12,10 @@ again (simulated IceDice: those set the 95th percentile of the processing time).
 keeps each colour's hue and dims or brightens by at most a shadow's depth; a piece or a die
 put down, taken or turned changes a hue (a coloured thing on the paper) or the brightness
 far beyond a shadow (black on white). Not for the dice: a pip is too small for this test.
+A zone whose last reading is not what the state the match believes in puts there is read
+again even then (:func:`agrees`): that reading may be the stale one (a table put back after a
+foul as the light changed would keep showing the foul, and a foul made as the light changed
+would never show).
 """
 
 from __future__ import annotations
@@ -100,11 +104,32 @@ def _cells(a: np.ndarray, b: np.ndarray, c: int = ZONE_CELL_MM) -> np.ndarray:
                       interpolation=cv2.INTER_AREA)
 
 
+def agrees(objects: list[Observed], expected: Any, zone: str) -> bool:
+    """Whether a zone's reading shows what the view ``expected`` (the state the match believes
+    in; None: not known) puts in ``zone``: as many objects, each matched to one expected on
+    its kind, slot and the top value of each attribute it was read for (what is counted,
+    not read, as cards in the players' areas, matches on its count). Unknown: True."""
+    if expected is None:
+        return True
+    left = [e for e in expected if e.zone == zone]
+    if len(left) != len(objects):
+        return False
+    for o in objects:
+        hit = next((e for e in left if e.kind == o.kind and e.slot == o.slot and all(
+            o.dist(n) is None or o.top(n) == v for n, v in e.attrs)), None)
+        if hit is None:
+            return False
+        left.remove(hit)
+    return True
+
+
 class ZoneGate:
     """Mixin of :class:`device.observer.TableObserver`: the zone readings it keeps
-    (``self._zone_cache``: key -> (the zone's look, its objects))."""
+    (``self._zone_cache``: key -> (the zone's look, its objects); a piece zone's key is the
+    zone's name) and the view of the state the match believes in (``self._expected``)."""
 
     _zone_cache: dict[str, tuple[np.ndarray, list[Observed]]]
+    _expected: Any
 
     def _zone_view(self, prof: Any, image: np.ndarray, region: tuple, ppm: float = 1.0
                    ) -> np.ndarray:
@@ -121,7 +146,9 @@ class ZoneGate:
         round the core box; those of the last reading it does not `own(obj, core)` stand,
         by default those whose place lies outside the core). `light`: a change that is
         only the light's (:func:`lit_alike`) reads nothing again; off for the dice, whose
-        pips are too small for its test (a die turned by hand from 4 to 6 passed it)."""
+        pips are too small for its test (a die turned by hand from 4 to 6 passed it). A
+        zone whose last reading disagrees with the state the match believes in
+        (:func:`agrees`) is read again even when only the light changed."""
         view = self._zone_view(prof, image, region, ppm)
         hit = self._zone_cache.get(key)
         if hit is not None and hit[0].shape == view.shape:
@@ -131,9 +158,16 @@ class ZoneGate:
                 return hit[1]
             if light:
                 cells &= lit_alike(view, hit[0], cell_px)
-            if not cells.any():  # only the light changed: its look now is the one to compare
+            if not cells.any() and agrees(hit[1], self._expected, key):
+                # only the light changed: its look now is the one to compare
                 self._zone_cache[key] = (view, hit[1])
                 return hit[1]
+            if not cells.any():
+                # only the light changed, but the last reading is not the table the match
+                # believes in (a foul still seen, a misread): read it whole again, else a
+                # change the light test took for the light's (the table put back after a
+                # foul, as the light changed) is never seen
+                cells[:] = True
             ys, xs = np.nonzero(cells)
             c = cell_px / ppm  # a cell's side, mm
             core = (region[0] + xs.min() * c, region[1] + ys.min() * c,

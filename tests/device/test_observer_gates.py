@@ -39,6 +39,7 @@ def test_a_light_change_alone_reads_nothing_again(table: tuple) -> None:
     anew: every zone's look changed, nothing on the table did. Before, every zone was read
     again (two vaults and the dice: 100-150 ms of one core); now only the dice are."""
     renderer, observer, view = table
+    observer.expect(view)  # each zone's reading is the table the match believes in
     before = _pieces(observer.observe(renderer.render_still(view, seed=1), 1).objects)
     for light, azimuth in ((0.85, 220.0), (1.1, 130.0)):
         image = renderer.render_still(view, light=light, light_azimuth=azimuth, seed=2)
@@ -47,6 +48,29 @@ def test_a_light_change_alone_reads_nothing_again(table: tuple) -> None:
         assert _pieces(obs.objects) == before
         assert all(observer._zone_cache[k][1] is lit[k] for k in lit if k != "dice"), \
             "a zone was read again though only the light changed"
+
+
+def test_a_stale_zone_is_read_again_when_only_the_light_changed(table: tuple) -> None:
+    """A vault's last reading lacks a piece the match believes is there (as after a foul
+    that moved it out, put back as the light changed): the light's change alone makes that
+    vault be read again, and the piece is seen; a vault whose reading agrees is not read."""
+    renderer, observer, view = table
+    observer.expect(view)
+    zones = sorted({e.zone for e in view if e.kind == "piece" and e.zone.startswith("vault")
+                    and e.zone in observer._zone_cache})
+    stale = zones[0]
+    other = [z for z in observer._zone_cache if z not in (stale, "dice")]
+    assert other
+    look, objects = observer._zone_cache[stale]
+    observer._zone_cache[stale] = (look, objects[1:])
+    kept = {z: observer._zone_cache[z][1] for z in other}
+    obs = observer.observe(renderer.render_still(view, light=0.9, light_azimuth=160.0,
+                                                 seed=5), 5)
+    want = sorted((e.zone, e.attr("colour"), e.attr("size")) for e in view
+                  if e.kind == "piece" and e.zone == stale)
+    assert [p for p in _pieces(obs.objects) if p[0] == stale] == want
+    assert all(observer._zone_cache[z][1] is kept[z] for z in other), \
+        "a zone whose reading agrees was read again though only the light changed"
 
 
 def test_a_piece_taken_under_a_new_light_is_seen(table: tuple) -> None:
