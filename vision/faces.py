@@ -8,10 +8,11 @@ probabilities); a reading whose best probability is under :data:`REJECT_BELOW` i
 
 Enrolled dice are known only from the players' shots (crops of the die, a few per face).
 Two opinions are fused: the normalised cross-correlation of the face's print against the
-shots (:mod:`vision.facematch`, no training at all) and, with :data:`EMBED_WEIGHT`, the
-face model's embedding output (trained with a margin loss over random glyph faces; cosine
-to each face's mean embedding over its shots and degraded copies of them
-(:mod:`vision.shotaug`), centred on the die's own face means). A die that only fixes a
+shots (:mod:`vision.facematch`, no training at all) and, with :data:`ENROL_WEIGHT`, the
+enrolment embedding (:mod:`vision.facembed`, a network trained for matching faces of random
+dice to their shots; cosine to each face's prototype, the mean over its shots and degraded
+copies of them, :mod:`vision.shotaug`). Without that model the face model's embedding output
+stands in (:data:`EMBED_WEIGHT`, centred on the die's own face means), as before it. A die that only fixes a
 symbol face of an ordinary die (a skull on the 1) keeps the base type's other faces, stood
 for by rendered crops of them; which of those kept faces it is, the classifier says
 (restricted to them).
@@ -32,6 +33,7 @@ from vision.classifier import crop_dice
 from vision.dietypes import DieType, get_type
 from vision.facecrops import CROP_PX, STEADY, TRAIN, face_crops
 from vision.facematch import ShotMatcher
+from vision.facembed import ENROL_FILE, FaceEmbedder
 from vision.onnx_models import model_path, open_session
 from vision.shotaug import degraded
 
@@ -58,6 +60,20 @@ EXPERT_WEIGHT = 0.7
 #: output is read by the correlation alone.
 EMBED_WEIGHT = 0.15
 FUSED_SCALE = 40.0
+#: With the enrolment embedding (vision.facembed, ENROL_FILE beside the face model): score =
+#: correlation + ENROL_WEIGHT x the cosine to each face's prototype (mean enrolment embedding
+#: of its shots and ENROL_COPIES degraded copies of each) + WITH_ENROL_EMBED_WEIGHT x the face
+#: model's centred cosine, softmax(ENROL_SCALE x score). Chosen on the validation dice
+#: (``python -m models.training.validate_enrol``: 16 new dice of seed 60 000, 20 HARSH crops
+#: per face; models/die_enrol.md): 5 / 3 shots, new dice 0.9750 / 0.9760 as before (0.15 x
+#: the face model's cosine, scale 40); adding 0.3 / 0.5 / 1.0 x the enrolment cosine 0.9854 /
+#: 0.9859 / 0.9818 (3 shots 0.9792 / 0.9797 / 0.9755); without the face model's cosine 0.9880 /
+#: 0.9891 / 0.9839 (3 shots 0.9865 / 0.9870 / 0.9802); the enrolment cosine alone 0.9161.
+#: Scale 40 has the least log-loss of the true face (0.036 / 0.023; 60: 0.044 / 0.027).
+ENROL_WEIGHT = 0.5
+WITH_ENROL_EMBED_WEIGHT = 0.0
+ENROL_SCALE = 40.0
+ENROL_COPIES = 30
 #: Rendered shots standing for each face a die keeps of its base type (``--base d6``).
 BASE_SHOTS = 8
 #: Degraded copies of each shot (vision.shotaug) whose embeddings join the shots' own in
@@ -128,6 +144,8 @@ class _Enrolled:
     centre: np.ndarray
     """The mean of the faces' means: the embedding's part common to every face of the die."""
     matcher: ShotMatcher
+    protos: np.ndarray | None = None
+    """(labels, D) unit prototype of each face in the enrolment embedding (None without it)."""
 
 
 class DieFaceReader:
@@ -157,6 +175,13 @@ class DieFaceReader:
         self._has_embedding = "embedding" in [o.name for o in self.session.get_outputs()]
         self.embed_weight = EMBED_WEIGHT if self._has_embedding else 0.0
         self.fused_scale = FUSED_SCALE
+        enrol_path = self.path.with_name(ENROL_FILE)
+        #: the enrolment embedding, when shipped beside the face model
+        self.enroller = FaceEmbedder(enrol_path) if enrol_path.is_file() else None
+        self.enrol_weight = ENROL_WEIGHT if self.enroller is not None else 0.0
+        if self.enroller is not None:
+            self.fused_scale = ENROL_SCALE
+            self.embed_weight = WITH_ENROL_EMBED_WEIGHT
         self._base_shots: dict[str, dict[str, np.ndarray]] = {}
         self._base_means: dict[str, dict[str, np.ndarray]] = {}
         self._enrolled: dict[tuple[Any, ...], _Enrolled] = {}
@@ -226,9 +251,20 @@ class DieFaceReader:
         """(labels, (N, labels) scores) of crops against an enrolled die's faces: the
         correlation's best over every shot, plus EMBED_WEIGHT x the cosine to each face's
         mean shot embedding."""
+        labels, corr, cos, near = self.enrolled_parts(crops, die, self.embed_weight > 0)
+        return labels, corr + self.embed_weight * cos + self.enrol_weight * near
+
+    def enrolled_parts(self, crops: np.ndarray, die: EnrolledDie, face_model: bool = True
+                       ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """(labels, correlation, face model's centred cosine, enrolment embedding's cosine to
+        each face's prototype), each (N, labels); the last is zeros without that model, the
+        second without `face_model` (its weight is 0: not worth its time)."""
         known = self._prepare(die)
-        cos = _unit(self.embed(crops) - known.centre) @ known.means.T
-        return known.labels, known.matcher.scores(crops) + self.embed_weight * cos
+        cos = (_unit(self.embed(crops) - known.centre) @ known.means.T if face_model
+               else np.zeros((len(crops), len(known.labels))))
+        near = (self.enroller.embed(crops) @ known.protos.T if known.protos is not None
+                else np.zeros_like(cos))
+        return known.labels, known.matcher.scores(crops), cos, near
 
     def read_enrolled(self, crops: np.ndarray, die: EnrolledDie) -> list[FaceReading]:
         """Faces of crops of an enrolled die."""
@@ -265,14 +301,23 @@ class DieFaceReader:
             means = _unit(np.stack([self.embed(self._with_copies(shots[lb], rng)).mean(axis=0)
                                     for lb in labels]))
             centre = means.mean(axis=0)
+            protos = None
+            if self.enroller is not None:
+                rng = np.random.default_rng(1)
+                protos = _unit(np.stack([
+                    self.enroller.embed(self._with_copies(shots[lb], rng, ENROL_COPIES))
+                    .mean(axis=0) for lb in labels]))
             self._enrolled[key] = _Enrolled(labels, _unit(means - centre), centre,
-                                            ShotMatcher(shots))
+                                            ShotMatcher(shots), protos)
         return self._enrolled[key]
 
     @staticmethod
-    def _with_copies(shots: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The shots and AUG_PER_SHOT degraded copies of each."""
-        return np.concatenate([shots, *(degraded(s, AUG_PER_SHOT, rng) for s in shots)])
+    def _with_copies(shots: np.ndarray, rng: np.random.Generator,
+                     copies: int = AUG_PER_SHOT) -> np.ndarray:
+        """The shots and `copies` degraded copies of each."""
+        if copies <= 0:
+            return shots
+        return np.concatenate([shots, *(degraded(s, copies, rng) for s in shots)])
 
     def _sized(self, crops: np.ndarray) -> np.ndarray:
         """Shots cut at another crop size (an older model's) brought to this one's."""

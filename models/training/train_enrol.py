@@ -1,0 +1,287 @@
+"""Trains the enrolment embedding (:mod:`vision.facembed`) and exports it to int8 ONNX.
+
+Usage: ``python -m models.training.train_enrol [--seed 0] [--dice 600] [--steps 3000]``
+
+Data: rendered dice of random designs (:func:`train_dice`): six bold random glyphs (letters,
+digits, symbols, random polygons, strokes; six different even up to a turn) on random
+body/ink colours, some with marks anywhere instead, and some ordinary d6 with one random
+symbol face. Their glyph seeds (:data:`GLYPH_BASE` and up, ``seed * 100_000`` further on)
+and colour seeds are disjoint from every die the measurement renders
+(:func:`vision.faces_eval.novel_dice`: glyph seeds 900 000 + 1000 x its seed and up, e.g.
+20 900 000+ for ``pieces`` seed 0 and 60 900 000+ for validation seed 60 000; the symbol
+faces 950 000 + its seed + i). Each face: :data:`STEADY_SHOTS` crops as the players' shots
+(``facecrops.STEADY``) and :data:`WIDE_CROPS` as a thrown die is seen (:data:`WIDE`: light,
+tilt, box, blur, noise and JPEG a bit beyond ``facecrops.HARSH``).
+
+Loss (prototypical, per step :data:`EPISODE_DICE` dice): each face's prototype is the mean
+embedding of 1-4 of its shots; crops of it in the wide conditions must be nearer to it than
+to any other face of the episode (the die's own five others first of all); cosine with a
+margin, softmax. Crops are turned upright by the die's edges first and a random quarter
+turn, as the reader averages the four.
+
+Writes ``models/die_enrol_202611_int8.onnx`` (static int8, calibrated on training crops),
+``models/die_enrol.json`` (command, seeds, held-out accuracy, sha256) and the line in
+``models/SHA256SUMS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+from tqdm import tqdm
+
+from models.training.export import update_sha256sums
+from models.training.train_faces import conv_trunk
+from vision.dietypes import DieType, custom, get_type
+from vision.facecrops import CROP_PX, STEADY, Conditions, face_crops
+from vision.facembed import ENROL_FILE, prepared
+from vision.faces_eval import distinct_glyph_seeds
+
+logger = logging.getLogger(__name__)
+
+MODELS = Path(__file__).resolve().parents[1]
+META_FILE = "die_enrol.json"
+GLYPH_BASE = 200_000
+"""Glyph seeds of the training dice start here (+ seed x 100 000, 40 per die): below the
+measurement's 900 000+ and apart from the face model's auxiliary dice (70 000-71 799)."""
+EMBED = 64
+STEADY_SHOTS = 4
+WIDE_CROPS = 6
+WIDE = Conditions(gain=(0.4, 1.5), cast=0.2, tilt=0.5, persp=0.08, box_jitter=0.12,
+                  blur=(0.0, 1.4), noise=(1.0, 9.0), jpeg=(40, 95))
+EPISODE_DICE = 8
+QUERIES = 3
+MARGIN = 0.1
+
+
+def train_dice(n: int, seed: int) -> list[DieType]:
+    """`n` dice of random designs (reproducible by `seed`; see the module's docstring)."""
+    rng = np.random.default_rng(1_000 + seed)
+    d6 = get_type("d6")
+    out = []
+    for i in range(n):
+        base = GLYPH_BASE + seed * 100_000 + i * 40
+        kind = rng.random()
+        if kind < 0.15:  # an ordinary d6 with a symbol on the 1 (the skull-on-1 case)
+            glyph = custom("sym", ["1"], d6.body, d6.ink, seeds=[base], bold=True).faces[0]
+            out.append(DieType(f"train-d6-{i}", "", d6.body, d6.ink, (glyph, *d6.faces[1:])))
+            continue
+        body = rng.integers(0, 256, 3)
+        ink = 255 - body if rng.random() < 0.7 else rng.integers(0, 256, 3)
+        if abs(int(body.mean()) - int(ink.mean())) < 80 and rng.random() < 0.8:
+            ink = np.full(3, 20 if body.mean() > 127 else 235)
+        hexes = ["#" + "".join(f"{int(v):02x}" for v in c) for c in (body, ink)]
+        bold = kind > 0.3
+        seeds = distinct_glyph_seeds(base) if bold else [base + k for k in range(6)]
+        out.append(custom(f"train-{i}", [f"f{k}" for k in range(6)], *hexes, seeds=seeds,
+                          bold=bold))
+    return out
+
+
+def make_data(dice: list[DieType], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(steady, wide): uint8 upright-turned crops, (dice, 6, STEADY_SHOTS|WIDE_CROPS, ...)."""
+    rng = np.random.default_rng(seed)
+    steady = np.empty((len(dice), 6, STEADY_SHOTS, CROP_PX, CROP_PX, 3), np.uint8)
+    wide = np.empty((len(dice), 6, WIDE_CROPS, CROP_PX, CROP_PX, 3), np.uint8)
+    for d, dt in enumerate(tqdm(dice, desc="render", unit="die")):
+        for k, face in enumerate(dt.faces):
+            for arr, n, cond in ((steady, STEADY_SHOTS, STEADY), (wide, WIDE_CROPS, WIDE)):
+                c = face_crops(dt, face, n, rng, cond, CROP_PX)
+                arr[d, k] = (prepared(c).transpose(0, 2, 3, 1) * 255 + 0.5).astype(np.uint8)
+    return steady, wide
+
+
+class EnrolNet(nn.Module):
+    """Crop (B, 3, 48, 48) BGR in [0, 1] -> (B, EMBED) unit embedding."""
+
+    def __init__(self, width: float = 1.0) -> None:
+        super().__init__()
+        self.features = conv_trunk(width)
+        c = max(8, int(round(64 * width)))
+        self.embed = nn.Linear(c * 9, EMBED)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.normalize(self.embed(torch.flatten(self.features(x), 1)), dim=1)
+
+
+def _tensor(a: np.ndarray, rng: np.random.Generator) -> torch.Tensor:
+    """uint8 (B, h, w, 3) -> float (B, 3, h, w), each crop at a random quarter turn."""
+    a = np.stack([np.rot90(c, int(k)) for c, k in zip(a, rng.integers(0, 4, len(a)),
+                                                      strict=True)])
+    return torch.from_numpy(np.ascontiguousarray(a)).permute(0, 3, 1, 2).float() / 255.0
+
+
+def episode_loss(net: EnrolNet, steady: np.ndarray, wide: np.ndarray, dice: np.ndarray,
+                 rng: np.random.Generator, scale: torch.Tensor) -> tuple[torch.Tensor, float]:
+    sup, sup_face, qry, qry_face = [], [], [], []
+    for j, d in enumerate(dice):
+        for k in range(6):
+            shots = int(rng.integers(1, STEADY_SHOTS + 1))
+            sup.append(steady[d, k, rng.choice(STEADY_SHOTS, shots, replace=False)])
+            sup_face += [j * 6 + k] * shots
+            qry.append(wide[d, k, rng.choice(WIDE_CROPS, QUERIES, replace=False)])
+            qry_face += [j * 6 + k] * QUERIES
+    emb = net(_tensor(np.concatenate(sup + qry), rng))
+    ns = len(sup_face)
+    es, eq = emb[:ns], emb[ns:]
+    sf = torch.tensor(sup_face)
+    protos = torch.zeros(len(dice) * 6, EMBED).index_add_(0, sf, es)
+    protos = F.normalize(protos, dim=1)
+    yq = torch.tensor(qry_face)
+    cos = eq @ protos.T
+    loss = F.cross_entropy(scale * (cos - MARGIN * F.one_hot(yq, len(protos))), yq)
+    return loss, float((cos.argmax(1) == yq).float().mean())
+
+
+def train(steady: np.ndarray, wide: np.ndarray, steps: int, seed: int,
+          width: float) -> EnrolNet:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = EnrolNet(width)
+    scale = nn.Parameter(torch.tensor(10.0))
+    opt = torch.optim.AdamW([*net.parameters(), scale], lr=3e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
+    net.train()
+    bar = tqdm(range(steps), desc="train", unit="step")
+    accs = []
+    for step in bar:
+        dice = rng.choice(len(steady), EPISODE_DICE, replace=False)
+        loss, acc = episode_loss(net, steady, wide, dice, rng, scale)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        accs.append(acc)
+        if step % 50 == 0:
+            bar.set_postfix(loss=f"{loss.item():.3f}", acc=f"{np.mean(accs[-50:]):.3f}")
+    return net.eval()
+
+
+def held_out_accuracy(embed, steady: np.ndarray, wide: np.ndarray, shots: int) -> float:
+    """Within-die 6-way accuracy: each wide crop against its die's six prototypes (the mean
+    of `shots` steady shots), embeddings averaged over the four turns."""
+    right = n = 0
+    for d in range(len(steady)):
+        protos = embed(steady[d, :, :shots].reshape(-1, CROP_PX, CROP_PX, 3))
+        protos = protos.reshape(6, shots, -1).mean(axis=1)
+        q = embed(wide[d].reshape(-1, CROP_PX, CROP_PX, 3))
+        pred = np.argmax(q @ protos.T, axis=1)
+        right += int((pred == np.repeat(np.arange(6), wide.shape[2])).sum())
+        n += len(pred)
+    return right / n
+
+
+def _torch_embed(net: EnrolNet):
+    def f(crops: np.ndarray) -> np.ndarray:
+        x = torch.from_numpy(np.ascontiguousarray(crops)).permute(0, 3, 1, 2).float() / 255.0
+        with torch.no_grad():
+            e = torch.stack([net(torch.rot90(x, k, dims=(2, 3))) for k in range(4)]).mean(0)
+        return F.normalize(e, dim=1).numpy()
+    return f
+
+
+def _onnx_embed(path: Path):
+    from vision.onnx_models import open_session
+
+    sess = open_session(path)
+
+    def f(crops: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), np.float32) / 255.0
+        e = np.stack([sess.run(None, {"crops": np.ascontiguousarray(np.rot90(x, k, axes=(2, 3)))
+                                      })[0] for k in range(4)]).mean(0)
+        return e / np.linalg.norm(e, axis=1, keepdims=True)
+    return f
+
+
+def export_int8(net: EnrolNet, calib: np.ndarray, out: Path) -> None:
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class _Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            x = np.ascontiguousarray(calib.transpose(0, 3, 1, 2), np.float32) / 255.0
+            self.batches = iter([{"crops": x[i:i + 50]} for i in range(0, len(x), 50)])
+
+        def get_next(self) -> dict | None:
+            return next(self.batches, None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fp = Path(tmp) / "float.onnx"
+        torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(fp),
+                          input_names=["crops"], output_names=["embedding"],
+                          dynamic_axes={"crops": {0: "n"}, "embedding": {0: "n"}},
+                          opset_version=17, dynamo=False)
+        pre = Path(tmp) / "pre.onnx"
+        quant_pre_process(str(fp), str(pre))
+        quantize_static(str(pre), str(out), _Reader(), quant_format=QuantFormat.QOperator,
+                        per_channel=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dice", type=int, default=600, help="random-design training dice")
+    ap.add_argument("--held-out", type=int, default=40, help="dice kept apart for the check")
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--width", type=float, default=1.0, help="channel width of the convs")
+    ap.add_argument("--cache", type=Path, help="keep the rendered crops in this .npz")
+    ap.add_argument("--out-dir", type=Path, default=MODELS,
+                    help="write the model and its metadata here (SHA256SUMS only if models/)")
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.INFO)
+    t0 = time.time()
+    torch.set_num_threads(1)
+    if args.cache is not None and args.cache.is_file():
+        data = np.load(args.cache)
+        steady, wide = data["steady"], data["wide"]
+    else:
+        steady, wide = make_data(train_dice(args.dice + args.held_out, args.seed), args.seed)
+        if args.cache is not None:
+            np.savez(args.cache, steady=steady, wide=wide)
+    fit = slice(0, args.dice)
+    hold = slice(args.dice, args.dice + args.held_out)
+    net = train(steady[fit], wide[fit], args.steps, args.seed, args.width)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    out = args.out_dir / ENROL_FILE
+    calib = np.concatenate([steady[fit][:100].reshape(-1, CROP_PX, CROP_PX, 3)[::4],
+                            wide[fit][:100].reshape(-1, CROP_PX, CROP_PX, 3)[::6]])
+    export_int8(net, calib, out)
+    acc = {f"torch_{k}_shots": held_out_accuracy(_torch_embed(net), steady[hold], wide[hold], k)
+           for k in (1, 4)}
+    acc.update({f"int8_{k}_shots": held_out_accuracy(_onnx_embed(out), steady[hold],
+                                                     wide[hold], k) for k in (1, 4)})
+    sha = hashlib.sha256(out.read_bytes()).hexdigest()
+    meta = {"file": ENROL_FILE, "sha256": sha, "bytes": out.stat().st_size, "crop_px": CROP_PX,
+            "embedding": EMBED, "seed": args.seed, "dice": args.dice,
+            "held_out_dice": args.held_out, "steps": args.steps, "width": args.width,
+            "glyph_seeds": [GLYPH_BASE + args.seed * 100_000,
+                            GLYPH_BASE + args.seed * 100_000 + 40 * (args.dice + args.held_out)],
+            "held_out_within_die_accuracy": acc, "torch": torch.__version__,
+            "minutes": round((time.time() - t0) / 60, 1),
+            "command": f"python -m models.training.train_enrol --seed {args.seed} "
+                       f"--dice {args.dice} --held-out {args.held_out} --steps {args.steps} "
+                       f"--width {args.width}"}
+    (args.out_dir / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
+    if args.out_dir.resolve() == MODELS.resolve():
+        update_sha256sums(MODELS, {ENROL_FILE: sha})
+    print(json.dumps({k: meta[k] for k in ("held_out_within_die_accuracy", "bytes", "minutes")}))
+
+
+if __name__ == "__main__":
+    main()
