@@ -12,10 +12,10 @@ shots (:mod:`vision.facematch`, no training at all) and, with :data:`ENROL_WEIGH
 enrolment embedding (:mod:`vision.facembed`, a network trained for matching faces of random
 dice to their shots; cosine to each face's prototype, the mean over its shots and degraded
 copies of them, :mod:`vision.shotaug`). Without that model the face model's embedding output
-stands in (:data:`EMBED_WEIGHT`, centred on the die's own face means), as before it. A die that only fixes a
-symbol face of an ordinary die (a skull on the 1) keeps the base type's other faces, stood
-for by rendered crops of them; which of those kept faces it is, the classifier says
-(restricted to them).
+stands in (:data:`EMBED_WEIGHT`, centred on the die's own face means), as before it.
+A die that only fixes a symbol face of an ordinary die (a skull on the 1) keeps the base
+type's other faces, stood for by rendered crops of them; which of those kept faces it is,
+the classifier says (restricted to them).
 """
 
 from __future__ import annotations
