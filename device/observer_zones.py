@@ -158,11 +158,11 @@ class ZoneGate:
                 return hit[1]
             if light:
                 cells &= lit_alike(view, hit[0], cell_px)
-            if not cells.any() and agrees(hit[1], self._expected, key):
-                # only the light changed: its look now is the one to compare
-                self._zone_cache[key] = (view, hit[1])
-                return hit[1]
             if not cells.any():
+                if agrees(hit[1], self._expected, key):
+                    # only the light changed: its look now is the one to compare
+                    self._zone_cache[key] = (view, hit[1])
+                    return hit[1]
                 # only the light changed, but the last reading is not the table the match
                 # believes in (a foul still seen, a misread): read it whole again, else a
                 # change the light test took for the light's (the table put back after a

@@ -420,8 +420,7 @@ def decide(explanations: Sequence[Explanation], params: Params,
     if best.unseen:
         foul = _foul_over_unseen(explanations, best, params)
         if foul is not None:
-            illegal = sum(e.posterior for e in explanations if not e.legal)
-            return Violation(foul.error.rule, foul.error.detail, foul.actions, illegal)
+            return _alert(foul, explanations)
         if best.hands_on:
             # the next throw will show it (Params.thrower_side)
             return NoChange(best.posterior)
@@ -443,8 +442,7 @@ def decide(explanations: Sequence[Explanation], params: Params,
         # 0.47-0.89; no question on a legal move there had a foul on top. IceDice, 30
         # matches: 2 questions on legal moves had a foul on top, both after a misread size
         # die; 3 more were ties of 'stop' and 'bust', which stay questions.)
-        illegal = sum(e.posterior for e in explanations if not e.legal)
-        return Violation(best.error.rule, best.error.detail, best.actions, illegal)
+        return _alert(best, explanations)
     keep = tuple(e for e in explanations[:6] if e.posterior >= params.ambiguous_keep)
     return Ambiguous(keep or (best,))
 
@@ -459,3 +457,9 @@ def _foul_over_unseen(explanations: Sequence[Explanation], best: Explanation,
     if foul is None or foul.log_likelihood <= best.log_likelihood:
         return None
     return foul if foul.posterior >= params.unseen_foul * best.posterior else None
+
+
+def _alert(foul: Explanation, explanations: Sequence[Explanation]) -> Violation:
+    """The alert for ``foul``, quoting its rule, sure by the share of every rule break."""
+    illegal = sum(e.posterior for e in explanations if not e.legal)
+    return Violation(foul.error.rule, foul.error.detail, foul.actions, illegal)

@@ -79,6 +79,28 @@ def novel_dice(n: int, seed: int) -> list[DieType]:
     return dice
 
 
+def symbol_dice(n: int, seed: int) -> list[DieType]:
+    """Ordinary d6 whose 1 shows a bold random symbol nobody trained on (glyph seeds
+    950 000 + seed + i): the skull-on-the-1 case, where only that face is enrolled."""
+    d6 = get_type("d6")
+    out = []
+    for i in range(n):
+        glyph = custom("sym", ["1"], d6.body, d6.ink, seeds=[950_000 + seed + i],
+                       bold=True).faces[0]
+        out.append(DieType(f"d6-symbol-{i}", "", d6.body, d6.ink, (glyph, *d6.faces[1:])))
+    return out
+
+
+def enrolled(dt: DieType, shots: int, rng: np.random.Generator, crop_px: int,
+             name: str | None = None) -> EnrolledDie:
+    """``dt`` enrolled as a new die (``name``, default its own): `shots` steady shots
+    (:data:`ENROL`) of each distinct face."""
+    die = EnrolledDie(name or dt.name)
+    for face in {f.label: f for f in dt.faces}.values():
+        die.add(face.label, face_crops(dt, face, shots, rng, ENROL, crop_px))
+    return die
+
+
 def _measure(reader: DieFaceReader, die: EnrolledDie, truth: DieType, tests: int,
              rng: np.random.Generator, clock: list[float] | None = None) -> tuple[int, int]:
     """(right, crops) of `die`'s reading of its faces; `clock` gets the seconds spent
@@ -104,22 +126,16 @@ def eval_enrolment(reader: DieFaceReader, shots: int, dice: int = 8, tests: int 
     right = n = 0
     clock: list[float] = []
     for dt in novel_dice(dice, seed):
-        die = EnrolledDie(dt.name)
-        for face in {f.label: f for f in dt.faces}.values():
-            die.add(face.label, face_crops(dt, face, shots, rng, ENROL, reader.crop_px))
+        die = enrolled(dt, shots, rng, reader.crop_px)
         r, k = _measure(reader, die, dt, tests, rng, clock)
         right, n = right + r, n + k
     new_right = right / n
     ms_per_crop = 1000 * sum(clock) / n
     # ordinary dice whose 1 shows a symbol nobody trained on: only that face is enrolled
     right = n = 0
-    d6 = get_type("d6")
-    for i in range(dice):
-        glyph = custom("sym", ["1"], d6.body, d6.ink, seeds=[950_000 + seed + i],
-                       bold=True).faces[0]
-        truth = DieType(f"d6-symbol-{i}", "", d6.body, d6.ink, (glyph, *d6.faces[1:]))
+    for truth in symbol_dice(dice, seed):
         die = EnrolledDie(truth.name, base="d6")
-        die.add("1", face_crops(truth, glyph, shots, rng, ENROL, reader.crop_px))
+        die.add("1", face_crops(truth, truth.faces[0], shots, rng, ENROL, reader.crop_px))
         r, k = _measure(reader, die, truth, tests, rng)
         right, n = right + r, n + k
     out = {"shots": shots, "new_dice_accuracy": new_right, "symbol_face_accuracy": right / n,
@@ -138,10 +154,7 @@ def eval_catalogue_as_new(reader: DieFaceReader, shots: int, tests: int = 10,
     rng = np.random.default_rng(seed + 500 + shots)
     right = n = 0
     for dt in catalogue().values():
-        faces = list({f.label: f for f in dt.faces}.values())
-        die = EnrolledDie(f"new-{dt.name}")
-        for face in faces:
-            die.add(face.label, face_crops(dt, face, shots, rng, ENROL, reader.crop_px))
+        die = enrolled(dt, shots, rng, reader.crop_px, f"new-{dt.name}")
         r, k = _measure(reader, die, dt, tests, rng)
         right, n = right + r, n + k
     return right / n

@@ -41,6 +41,7 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from models.training.export import update_sha256sums
+from models.training.quantize import quantize
 from models.training.train_faces import conv_trunk
 from vision.dietypes import DieType, custom, get_type
 from vision.facecrops import CROP_PX, STEADY, Conditions, face_crops
@@ -204,33 +205,15 @@ def _onnx_embed(path: Path):
 
 
 def export_int8(net: EnrolNet, calib: np.ndarray, out: Path) -> None:
-    from onnxruntime.quantization import (
-        CalibrationDataReader,
-        QuantFormat,
-        QuantType,
-        quantize_static,
-    )
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    class _Reader(CalibrationDataReader):
-        def __init__(self) -> None:
-            x = np.ascontiguousarray(calib.transpose(0, 3, 1, 2), np.float32) / 255.0
-            self.batches = iter([{"crops": x[i:i + 50]} for i in range(0, len(x), 50)])
-
-        def get_next(self) -> dict | None:
-            return next(self.batches, None)
-
+    """The network as static int8 ONNX at ``out`` (activation ranges from ``calib``, uint8
+    BGR crops), quantised as the other shipped models are (models.training.quantize)."""
     with tempfile.TemporaryDirectory() as tmp:
         fp = Path(tmp) / "float.onnx"
         torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(fp),
                           input_names=["crops"], output_names=["embedding"],
                           dynamic_axes={"crops": {0: "n"}, "embedding": {0: "n"}},
                           opset_version=17, dynamo=False)
-        pre = Path(tmp) / "pre.onnx"
-        quant_pre_process(str(fp), str(pre))
-        quantize_static(str(pre), str(out), _Reader(), quant_format=QuantFormat.QOperator,
-                        per_channel=True, activation_type=QuantType.QUInt8,
-                        weight_type=QuantType.QInt8)
+        quantize(fp, out, calib)
 
 
 def main() -> None:

@@ -20,10 +20,9 @@ import json
 import numpy as np
 from tqdm import tqdm
 
-from vision.dietypes import DieType, custom, get_type
 from vision.facecrops import HARSH, face_crops
 from vision.faces import DieFaceReader, EnrolledDie
-from vision.faces_eval import ENROL, novel_dice
+from vision.faces_eval import ENROL, enrolled, novel_dice, symbol_dice
 
 #: (face model's cosine weight, enrolment embedding's weight)
 WEIGHTS = [(0.15, 0.0), (0.15, 0.1), (0.15, 0.2), (0.15, 0.3), (0.15, 0.5), (0.15, 0.75),
@@ -39,19 +38,12 @@ def collect(reader: DieFaceReader, shots: int, dice: int, tests: int, seed: int
     rng = np.random.default_rng(seed + shots)
     out = []
     for dt in novel_dice(dice, seed):
-        die = EnrolledDie(dt.name)
-        faces = list({f.label: f for f in dt.faces}.values())
-        for face in faces:
-            die.add(face.label, face_crops(dt, face, shots, rng, ENROL, reader.crop_px))
+        die = enrolled(dt, shots, rng, reader.crop_px)
         out += [(die, face_crops(dt, f, tests, rng, HARSH, reader.crop_px), f.label, False)
-                for f in faces]
-    d6 = get_type("d6")
-    for i in range(dice):
-        glyph = custom("sym", ["1"], d6.body, d6.ink, seeds=[950_000 + seed + i],
-                       bold=True).faces[0]
-        truth = DieType(f"d6-symbol-{i}", "", d6.body, d6.ink, (glyph, *d6.faces[1:]))
+                for f in {f.label: f for f in dt.faces}.values()]
+    for truth in symbol_dice(dice, seed):
         die = EnrolledDie(truth.name, base="d6")
-        die.add("1", face_crops(truth, glyph, shots, rng, ENROL, reader.crop_px))
+        die.add("1", face_crops(truth, truth.faces[0], shots, rng, ENROL, reader.crop_px))
         out += [(die, face_crops(truth, f, tests, rng, HARSH, reader.crop_px), f.label, True)
                 for f in {f.label: f for f in truth.faces}.values()]
     return out
