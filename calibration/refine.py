@@ -76,10 +76,18 @@ def refine_boxes(image: np.ndarray, boxes: np.ndarray, geometry: Geometry, layou
         if n < 2:
             continue
         centre = np.array([(box[0] + box[2]) / 2 - a, (box[1] + box[3]) / 2 - b])
-        # The blob nearest the detection's centre, weighted by its size.
+        # The blob nearest the detection's centre, weighted by its size, of those whose
+        # centre lies in the detection's own box: the grown neighbourhood also holds the
+        # dice next to it, and a white die's 1 (one pip) beside a 6 (six pips and shaded
+        # sides) once snapped onto the 6, which then merged with it: a die lost.
+        own = [j for j in range(1, n)
+               if box[0] - a <= centroids[j][0] <= box[2] - a
+               and box[1] - b <= centroids[j][1] <= box[3] - b]
+        if not own:
+            continue
         score = [stats[j, cv2.CC_STAT_AREA] / (1 + np.linalg.norm(centroids[j] - centre))
-                 for j in range(1, n)]
-        j = 1 + int(np.argmax(score))
+                 for j in own]
+        j = own[int(np.argmax(score))]
         side_px = _die_px(geometry, box, die_mm)
         # With it, the blobs of the same die: the pips of a white die's 2 or 3 lie apart.
         near = [k for k in range(1, n)

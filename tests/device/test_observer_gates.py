@@ -104,12 +104,23 @@ def test_a_knocked_camera_is_refitted_from_the_markers_shifted_patches(table: tu
         assert np.abs(observer._fitted.geometry.to_px(pts) - full.to_px(pts)).max() < 0.3
 
 
-# Rerun once on failure: in about 1 full-suite run in 3 (never alone, in 13 runs of it or of
-# tests/calibration + tests/device) the case seed 11 read the turned die as missing, [1, 5]
-# for [1, 5, 6]; the cause is not found (session-7 closing note). The assertion is unchanged.
-@pytest.mark.flaky(reruns=1)
-@pytest.mark.parametrize("seed,light,azimuth", [(11, 0.99, 210.0), (14, 1.05, 300.0)])
-def test_a_die_turned_by_hand_is_read_again(seed: int, light: float, azimuth: float) -> None:
+# The pyramid these tables were first read with: dealt unseeded, it changed every run, and
+# about one deal in twenty made the observer lose a die (the failure that looked random,
+# session 7): a white die's 1 beside a 6 had its loose box snapped onto the 6
+# (calibration.refine.refine_boxes now keeps a blob only inside the detection's own box).
+_SNAPPED_ONTO_A_NEIGHBOUR = {
+    "r1c1": "t18", "r2c1": "t15", "r2c2": "t20", "r3c1": "g7", "r3c2": "t14", "r3c3": "g6",
+    "r4c1": "t19", "r4c2": "t17", "r4c3": "t16", "r4c4": "t21", "r5c1": "g1", "r5c2": "g3",
+    "r5c3": "t7", "r5c4": "g4", "r5c5": "t9", "r6c1": "t3", "r6c2": "t2", "r6c3": "t13",
+    "r6c4": "g2", "r6c5": "t4", "r6c6": "t6", "r7c1": "t5", "r7c2": "t10", "r7c3": "g5",
+    "r7c4": "t11", "r7c5": "t1", "r7c6": "t8", "r7c7": "t12"}
+
+
+@pytest.mark.parametrize("seed,light,azimuth,placement", [
+    (11, 0.99, 210.0, None), (14, 1.05, 300.0, None),
+    (11, 0.99, 210.0, _SNAPPED_ONTO_A_NEIGHBOUR)])
+def test_a_die_turned_by_hand_is_read_again(seed: int, light: float, azimuth: float,
+                                            placement: dict | None) -> None:
     """A die turned from 4 to 6 where it lay, as the light changes, changes only two pips'
     worth of its cells: the dice zone is read again on any change (the light's test let
     these through: the 4 kept, or the die lost; simulated Pyramid Dice, fouls unflagged)."""
@@ -120,7 +131,9 @@ def test_a_die_turned_by_hand_is_read_again(seed: int, light: float, azimuth: fl
     from engine.observation import Expected
 
     game = get_game("pyramid_dice")
-    state = game.apply(game.new_state(2), game.parse_action("roll 1 4 5"))[0]
+    first = game.new_state(2, seed=seed) if placement is None else \
+        game.new_state(2, setup={"placement": placement})
+    state = game.apply(first, game.parse_action("roll 1 4 5"))[0]
     view = game.expected_view(state)
     tr = TableRenderer("pyramid_dice", 2, seed=seed)
     tr.place(view, thrown=True)
