@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.detections import Detections
+from vision.detections import FACE_NAMES, Detections
 from vision.faces import DieFaceReader, EnrolledDie
 
 PIP_SURE = 0.9
@@ -58,3 +58,25 @@ def read_enrolled_dice(reader: DieFaceReader, image: np.ndarray, det: Detections
             out[int(i)] = {"die": name, "face": r.label, "probability": round(p, 4),
                            "faces": {lb: round(v, 4) for lb, v in r.dist.items() if v > 1e-4}}
     return out
+
+
+def with_enrolled_faces(det: Detections, readings: list[dict[str, Any] | None]) -> Detections:
+    """The detections with the face of each die read as an enrolled one (`readings`, from
+    :func:`read_enrolled_dice`) in place of the pip classifier's: the enrolled distribution
+    over the pip faces 1-6; a label that is no pip face (a die enrolled with a "skull")
+    counts as a symbol, which the rules cannot take for a number."""
+    if not any(r is not None for r in readings):
+        return det
+    probs = np.array(det.face_probs, np.float64, copy=True)
+    symbol = FACE_NAMES.index("symbol")
+    for i, r in enumerate(readings):
+        if r is None:
+            continue
+        row = np.zeros(probs.shape[1])
+        for label, p in r["faces"].items():
+            row[FACE_NAMES.index(label) if label in FACE_NAMES[:6] else symbol] += p
+        # the faces' probabilities were rounded and the smallest left out: the rest is
+        # "not readable", never a pip
+        row[FACE_NAMES.index("unreadable")] += max(0.0, 1.0 - row.sum())
+        probs[i] = row / row.sum()
+    return det.with_faces(probs.astype(np.float32), det.body_colour, det.pip_colour)

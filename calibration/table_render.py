@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -29,7 +30,7 @@ import numpy as np
 from calibration.layouts import Layout, load_layout
 from calibration.synthetic import MatRenderer
 from engine.observation import Expected, View, make_view
-from vision.dietypes import get_type
+from vision.dietypes import DieType, get_type
 from vision.pyramids import BASE_MM, Pyramid, draw_pyramids
 from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
 
@@ -85,11 +86,13 @@ class Placement:
     """zone -> (object, x, y, yaw) per standing pyramid."""
 
 
-def _die_face(exp: Expected, rng: np.random.Generator) -> tuple[str | None, int]:
-    """(die type name, face slot 1..6) that shows the expected face up."""
+def _die_face(exp: Expected, rng: np.random.Generator,
+              extra: Mapping[str, DieType] | None = None) -> tuple[str | None, int]:
+    """(die type name, face slot 1..6) that shows the expected face up (`extra`: die types
+    not in the catalogue, by name)."""
     tname = exp.attr("type") or "d6"
     face = exp.attr("face")
-    dtype = get_type(tname)
+    dtype = (extra or {}).get(tname) or get_type(tname)
     slots = [i + 1 for i, f in enumerate(dtype.faces) if face is None or f.label == face]
     if not slots:
         raise ValueError(f"die type {tname} has no face {face!r}")
@@ -100,8 +103,12 @@ class TableRenderer:
     """Draws one game's table (fixed camera pose, changing light, hands, bumps)."""
 
     def __init__(self, game: str, players: int, seed: int = 0,
-                 layout: Layout | None = None) -> None:
+                 layout: Layout | None = None,
+                 die_types: Mapping[str, DieType] | None = None) -> None:
         self.layout = layout or load_layout(game, players)
+        self.die_types = dict(die_types or {})
+        """Dice not in the catalogue (one the players enrolled, a d6 with a skull on the 1),
+        by the name a die's ``type`` attribute gives."""
         self.game = self.layout.game
         self.mr = MatRenderer(self.layout, ppm=MAT_PPM)
         self.empty_mat = np.ascontiguousarray(self.mr.mat[::-1])  # mat orientation
@@ -158,7 +165,7 @@ class TableRenderer:
             for e in rest:  # turned by hand (or a face newly known): same place
                 if old:
                     _, x, y, yaw, _ = old.pop(0)
-                    new.append((e, x, y, yaw, _die_face(e, rng)[1]))
+                    new.append((e, x, y, yaw, _die_face(e, rng, self.die_types)[1]))
                 else:
                     new.append(self._land(e, new))
         else:
@@ -192,7 +199,7 @@ class TableRenderer:
             if all(np.hypot(p[0] - d[1], p[1] - d[2]) >= need for d in placed):
                 break
         return (e, float(p[0]), float(p[1]), float(self.rng.uniform(0, 90)),
-                _die_face(e, self.rng)[1])
+                _die_face(e, self.rng, self.die_types)[1])
 
     def _free_spot(self, zone: str, e: Expected, taken: list) -> tuple[float, float]:
         """Rows of spots across the zone, nearest the zone's inner corner first."""
@@ -294,7 +301,7 @@ class TableRenderer:
             t = self.mr.to_table(np.array([x, y]))[0]
             tname = e.attr("type") or "d6"
             dice.append(DieSpec(float(t[0]), float(t[1]), face, yaw, size_mm=self.die_mm,
-                                die_type=get_type(tname)))
+                                die_type=self.die_types.get(tname) or get_type(tname)))
         lighting = Lighting(azimuth_deg=light_azimuth, elevation_deg=62.0, ambient=0.6)
         scene = Scene(tuple(dice), cam, lighting, seed, mat, 1 / MAT_PPM)
         img = render(scene).image

@@ -57,6 +57,9 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
     face_reader: Any = None
     """vision.faces.DieFaceReader (loaded when None and the game has catalogued dice)"""
     edition: str = "rainbow"
+    enrolment: Any = None
+    """The profile file whose [enrolment] holds the dice the players enrolled (`dicetable
+    enrol`, the phone), or None; read again when it changes."""
     tracker: DieTracker = field(default_factory=DieTracker)
     timings: dict[str, float] = field(default_factory=dict)
     last_detections: Any = None
@@ -65,6 +68,8 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
     _marker_patches: list[tuple[tuple[int, ...], np.ndarray, int, np.ndarray]] | None = None
     _zone_cache: dict[str, tuple[np.ndarray, list[Observed]]] = field(default_factory=dict)
     _mat_dice: np.ndarray | None = None  # the dice the mat shows (mm), last reading
+    _enrolled: Any = None  # (the enrolment file's mtime, its enrolled dice)
+    _enrol_reader: Any = None  # the die-face model that reads enrolled dice (opened on use)
     _expected: Any = None  # the view of the state the match is believed in (expect)
     _white: Any = None  # the paper's BGR in the frame being read
     card_looks: dict[str, np.ndarray] = field(default_factory=dict)
@@ -132,6 +137,7 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
             det = det[np.array(keep, np.int64)]
             det, heights = snapped(prof, det, image, white)
             det, heights = self._on_mat(prof, image, det, heights)
+            det = self._with_enrolled(image, det)
             objects = observed_objects(prof, det, image, "die", heights, white)
             idx = [i for i, o in enumerate(objects) if dice_zones is None or o.zone in dice_zones]
             det = det[np.array(idx, np.int64)]

@@ -5,6 +5,8 @@ readers loaded once per process."""
 
 from __future__ import annotations
 
+import logging
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +35,8 @@ and every roll's outcome was weighed against "a false die and a missed one" and 
 The last session's count on rendered IceDice tables (160 dice): no extra die; on real tables
 UNMEASURED."""
 CONFIRMED_FACE = 0.9
+logger = logging.getLogger(__name__)
+
 TYPE_CONFIDENCE = 0.97
 """Probability given to the die type read by nearest face means; the rest stays "something
 else". A chosen value, UNMEASURED: no command measures the type read on whole tables yet
@@ -80,7 +84,47 @@ class DiceReading:
     edition: str
     reader: Any
     face_reader: Any
+    enrolment: Any
     _mat_dice: np.ndarray | None
+    _enrolled: tuple[int, dict[str, Any]] | None
+    _enrol_reader: Any
+
+    def _enrolled_dice(self) -> dict[str, Any]:
+        """The dice the players enrolled in the profile file (``enrolment``), read again
+        whenever the file changes: a die taught from the phone during a match is read from
+        its next throw on. A file made unreadable meanwhile keeps the dice read before."""
+        from calibration.enrolment import EnrolmentError, load_enrolled
+
+        if self.enrolment is None:
+            return {}
+        try:
+            stamp = os.stat(self.enrolment).st_mtime_ns
+        except OSError:
+            return {} if self._enrolled is None else self._enrolled[1]
+        if self._enrolled is None or self._enrolled[0] != stamp:
+            try:
+                dice = load_enrolled(self.enrolment)
+            except EnrolmentError as exc:
+                logger.warning("%s; the dice enrolled before it are read as they were", exc)
+                dice = {} if self._enrolled is None else self._enrolled[1]
+            self._enrolled = (stamp, dice)
+        return self._enrolled[1]
+
+    def _with_enrolled(self, image: np.ndarray, det: Any) -> Any:
+        """The dice read as faces of an enrolled die (a skull on a d6's 1 read as the 1)
+        where one fits (calibration.enrolled_read). Games with catalogued dice read them by
+        their type (_typed); enrolment is for the ordinary dice of the others."""
+        dice = self._enrolled_dice()
+        if not dice or len(det) == 0 or self._types():
+            return det
+        from calibration.enrolled_read import read_enrolled_dice, with_enrolled_faces
+
+        if self._enrol_reader is None:
+            from vision.faces import DieFaceReader
+
+            self._enrol_reader = self.face_reader or DieFaceReader()
+        return with_enrolled_faces(det, read_enrolled_dice(self._enrol_reader, image, det,
+                                                           dice))
 
     def _die_confidence(self, image: np.ndarray, det: Any, objects: list[Observed]
                         ) -> list[Observed]:

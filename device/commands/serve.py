@@ -76,8 +76,19 @@ def prepare_camera(args: argparse.Namespace) -> tuple[Any, Any, str, int]:
         game.new_state(players)
     except EngineError as exc:
         raise UserError(str(exc)) from None
+    from calibration.enrolment import EnrolmentError, load_enrolled, refuse_stale
+
     try:
-        observer = TableObserver(profile, game.info.name)
+        enrolled = load_enrolled(path)
+    except EnrolmentError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        refuse_stale(path, enrolled)
+    except EnrolmentError as exc:  # the others are read; the phone can enrol it again
+        logger.warning("%s", exc)
+    try:
+        # The dice enrolled in the profile (`dicetable enrol`, the phone) are read too.
+        observer = TableObserver(profile, game.info.name, enrolment=path)
     except ModelNotFoundError as exc:
         raise UserError(str(exc), exit_status=1) from None
     try:

@@ -70,3 +70,24 @@ def test_a_malformed_enrolment_is_one_clear_error(tmp_path: Path, body: str) -> 
     path.write_text(body)
     with pytest.raises(EnrolmentError, match="malformed"):
         load_enrolled(path)
+
+
+def test_enrolled_faces_replace_the_pip_reading_and_a_named_face_is_a_symbol() -> None:
+    """calibration.enrolled_read.with_enrolled_faces: the live observer's dice take the
+    enrolled reading; a label that is no pip face ("skull") is a symbol to the rules."""
+    from calibration.enrolled_read import with_enrolled_faces
+    from vision.detections import FACE_NAMES, Detections
+
+    pips = np.zeros((3, len(FACE_NAMES)), np.float32)
+    pips[:, 2] = 1.0  # all read as a confident 3 (a skull's two eyes and mouth)
+    det = Detections(np.tile(np.float32([0, 0, 10, 10]), (3, 1)), np.ones(3, np.float32),
+                     pips, ("white",) * 3, ("black",) * 3)
+    out = with_enrolled_faces(det, [None, {"face": "1", "faces": {"1": 0.97, "3": 0.03}},
+                                    {"face": "skull", "faces": {"skull": 0.8, "1": 0.15}}])
+    probs = dict(zip(FACE_NAMES, out.face_probs[1].tolist(), strict=True))
+    assert probs["1"] == pytest.approx(0.97, abs=1e-6) and probs["3"] == pytest.approx(0.03)
+    probs = dict(zip(FACE_NAMES, out.face_probs[2].tolist(), strict=True))
+    assert probs["symbol"] == pytest.approx(0.8) and probs["1"] == pytest.approx(0.15)
+    assert probs["unreadable"] == pytest.approx(0.05, abs=1e-6)
+    assert out.face_probs[0].tolist() == pips[0].tolist()  # not an enrolled die: unchanged
+    assert with_enrolled_faces(det, [None, None, None]) is det

@@ -176,6 +176,11 @@ def test_serve_with_a_camera_says_what_is_missing(tmp_path: Path,
     bad.write_text("not = [toml", encoding="utf-8")
     assert "not valid TOML" in err("--camera", f"file:{photo}", "--game", "pyramid_dice",
                                    "--profile", str(bad))
+    mangled = tmp_path / "mangled.toml"
+    mangled.write_text(profile.read_text(encoding="utf-8") + '\n[enrolment]\nskull = 3\n',
+                       encoding="utf-8")
+    assert "malformed [enrolment]" in err("--camera", f"file:{photo}", "--game",
+                                          "pyramid_dice", "--profile", str(mangled))
 
 
 def test_serve_camera_runtime_reads_the_file_camera(
@@ -196,6 +201,7 @@ def test_serve_camera_runtime_reads_the_file_camera(
     args = argparse.Namespace(camera=f"file:{folder}", game="pyramid_dice", players=None,
                               profile=profile)
     camera = prepare_camera(args)
+    assert camera[1].enrolment == profile  # the dice enrolled in it are read
     store = SQLiteStore(":memory:")
     app, stop, thread = _live_app(store, camera, args.camera)
     runtime = thread._target.__self__  # type: ignore[attr-defined]

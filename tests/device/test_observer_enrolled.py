@@ -1,0 +1,81 @@
+"""A die the players enrolled is read on the live table: a d6 with a symbol on its 1,
+enrolled from five shots of that face, reads as the 1 (device.observer_dice._with_enrolled),
+and an enrolment made while the observer runs (from the phone) is picked up."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.enrolment import enrol
+from calibration.procedure import calibrate_image
+from calibration.table_render import TableRenderer
+from device.observer import TableObserver
+from device.observer_dice import shared_readers
+from engine import get_game
+from engine.observation import Expected
+from vision.facecrops import face_crops
+from vision.faces import DieFaceReader
+from vision.faces_eval import ENROL, symbol_dice
+
+SKULL = symbol_dice(1, seed=7)[0]
+"""An ordinary d6 whose 1 shows a bold symbol no model was trained on."""
+
+
+@pytest.fixture(scope="module")
+def table() -> tuple:
+    game = get_game("pyramid_dice")
+    state = game.apply(game.new_state(2, seed=3), game.parse_action("roll 1 4 5"))[0]
+    view = tuple(Expected.make("die", e.zone, e.slot, face="1", type=SKULL.name)
+                 if e.kind == "die" and e.attr("face") == "1" else e
+                 for e in game.expected_view(state))
+    tr = TableRenderer("pyramid_dice", 2, seed=5, die_types={SKULL.name: SKULL})
+    tr.place(view, thrown=True)
+    profile = calibrate_image(tr.calibration_shot(), tr.layout, colours=tr.dice_colours())
+    return tr, view, profile
+
+
+def _faces(observer: TableObserver, tr: TableRenderer, view: tuple, seed: int) -> list:
+    """The dice's face distributions, by position (dice thrown anew each time)."""
+    tr.place(view, thrown=True)
+    obs = observer.observe(tr.render_still(view, seed=seed), seed)
+    return sorted((dict(o.dist("face")) for o in obs.objects if o.kind == "die"),
+                  key=lambda d: max(d, key=d.get, default=""))
+
+
+def _skull_shots(n: int) -> np.ndarray:
+    return face_crops(SKULL, SKULL.faces[0], n, np.random.default_rng(1), ENROL,
+                      DieFaceReader().crop_px)
+
+
+def test_an_enrolled_symbol_face_reads_as_its_number(table: tuple, tmp_path: Path) -> None:
+    tr, view, profile = table
+    path = tmp_path / "profile.toml"
+    observer = TableObserver(profile, "pyramid_dice", *shared_readers("pyramid_dice"),
+                             enrolment=path)
+    before = _faces(observer, tr, view, 1)
+    assert len(before) == 3
+    assert sum(d.get("1", 0.0) > 0.5 for d in before) == 0  # the symbol is no 1 yet
+    enrol(path, "skull die", "1", _skull_shots(5), base="d6")  # while it runs
+    after = _faces(observer, tr, view, 2)
+    tops = sorted(max(d, key=d.get) for d in after)
+    assert tops == ["1", "4", "5"]
+    assert min(max(d.values()) for d in after) >= 0.9
+
+
+def test_an_unreadable_enrolment_file_keeps_the_dice_read_before(
+        table: tuple, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tr, view, profile = table
+    path = tmp_path / "profile.toml"
+    enrol(path, "skull die", "1", _skull_shots(5), base="d6")
+    observer = TableObserver(profile, "pyramid_dice", *shared_readers("pyramid_dice"),
+                             enrolment=path)
+    assert sorted(max(d, key=d.get) for d in _faces(observer, tr, view, 3)) == ["1", "4", "5"]
+    path.write_text("[enrolment\nbroken", encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        again = _faces(observer, tr, view, 4)
+    assert sorted(max(d, key=d.get) for d in again) == ["1", "4", "5"]
+    assert "cannot read" in caplog.text
