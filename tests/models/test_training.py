@@ -224,3 +224,15 @@ def test_label_fixes_name_dice_as_the_source_labels_them() -> None:
             for j in range(len(c))}
     for key, (was, now) in fixes.items():
         assert was != now and seen[key] == now  # real_images checks `was` against the source
+
+
+def test_enrolment_training_dice_cover_the_shipped_face_families() -> None:
+    """Every training die of the enrolment embedding has six different faces (its six
+    prototypes must be told apart) and the families of the shipped types' faces take part."""
+    from models.training.train_enrol import train_dice
+
+    dice = train_dice(300, 0)
+    assert all(len({f.look for f in dt.faces}) == 6 for dt in dice)
+    kinds = {f.look_dict()["kind"] for dt in dice for f in dt.faces}
+    assert {"colour", "pictogram", "quarriors", "pips", "symbol", "custom"} <= kinds
+    assert [dt.to_dict() for dt in train_dice(20, 0)] == [dt.to_dict() for dt in dice[:20]]
