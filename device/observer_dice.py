@@ -15,6 +15,8 @@ import numpy as np
 from device.observer_pieces import PIECES_PPM, _mat
 from engine.observation import Observed
 
+logger = logging.getLogger(__name__)
+
 DICE_ZONES: dict[str, tuple[str, ...]] = {"icedice": ("rolling",),
                                           "pyramid_dice": ("rolling",)}
 """Where a game's dice lie: a 'die' found elsewhere is a piece's or a card's detail."""
@@ -35,8 +37,8 @@ and every roll's outcome was weighed against "a false die and a missed one" and 
 The last session's count on rendered IceDice tables (160 dice): no extra die; on real tables
 UNMEASURED."""
 CONFIRMED_FACE = 0.9
-logger = logging.getLogger(__name__)
-
+"""A face read at least this sure (square-on for catalogued dice, by the pip classifier for
+plain d6) is one of the two readings that confirm a die (CONFIRMED_DIE, SURE_PLAIN_DIE)."""
 SURE_PLAIN_DIE = 0.95
 """Least existence probability of a plain d6 (a game with no catalogued dice whose dice zone
 is known, DICE_ZONES: Pyramid Dice; Pyradice is not measured) whose face the classifier
