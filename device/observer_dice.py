@@ -128,8 +128,10 @@ class DiceReading:
         """The dice read as faces of an enrolled die (a skull on a d6's 1 read as the 1)
         where one fits (calibration.enrolled_read). Games with catalogued dice read them by
         their type (_typed); enrolment is for the ordinary dice of the others."""
+        if len(det) == 0 or self._types():
+            return det
         dice = self._enrolled_dice()
-        if not dice or len(det) == 0 or self._types():
+        if not dice:
             return det
         from calibration.enrolled_read import read_enrolled_dice, with_enrolled_faces
 

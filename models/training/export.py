@@ -39,10 +39,17 @@ def _export(module: nn.Module, example: torch.Tensor, path: Path, inputs: list[s
     logger.info("wrote %s (%d bytes)", path, path.stat().st_size)
 
 
+def export_crop_net(net: nn.Module, path: Path, crop_px: int,
+                    outputs: tuple[str, ...] = ("logits",)) -> None:
+    """A network that reads (N, 3, crop_px, crop_px) crops, as float ONNX with input
+    ``crops`` and these outputs, all with a dynamic batch (the face models, the enrolment
+    embedding)."""
+    _export(net, torch.zeros(1, 3, crop_px, crop_px), path, ["crops"], list(outputs),
+            {name: {0: "n"} for name in ("crops", *outputs)})
+
+
 def export_classifier(net: nn.Module, temperature: float, path: Path) -> None:
-    _export(_Tempered(net, temperature), torch.zeros(1, 3, net.crop_px, net.crop_px), path,
-            ["crops"],
-            ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
+    export_crop_net(_Tempered(net, temperature), path, net.crop_px)
 
 
 def export_detector(net: DiceDetector, path: Path) -> None:

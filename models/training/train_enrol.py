@@ -43,7 +43,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from models.training.export import update_sha256sums
+from models.training.export import export_crop_net, update_sha256sums
 from models.training.quantize import quantize
 from models.training.train_faces import conv_trunk
 from vision.dietypes import DieType, Face, custom, get_type
@@ -314,10 +314,7 @@ def export_int8(net: EnrolNet, calib: np.ndarray, out: Path) -> None:
     BGR crops), quantised as the other shipped models are (models.training.quantize)."""
     with tempfile.TemporaryDirectory() as tmp:
         fp = Path(tmp) / "float.onnx"
-        torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(fp),
-                          input_names=["crops"], output_names=["embedding"],
-                          dynamic_axes={"crops": {0: "n"}, "embedding": {0: "n"}},
-                          opset_version=17, dynamo=False)
+        export_crop_net(net, fp, CROP_PX, ("embedding",))
         quantize(fp, out, calib)
 
 

@@ -41,7 +41,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from models.training.export import update_sha256sums
+from models.training.export import export_crop_net, update_sha256sums
 from models.training.quantize import quantize
 from models.training.train_classifier import fit_temperature
 from models.training.train_faces import augment, conv_trunk, to_tensor
@@ -197,10 +197,7 @@ def main() -> None:
     out = args.out_dir / name
     with tempfile.TemporaryDirectory() as tmp:
         fpath = Path(tmp) / "float.onnx"
-        torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(fpath),
-                          input_names=["crops"], output_names=["logits"],
-                          dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
-                          opset_version=17, dynamo=False)
+        export_crop_net(net, fpath, CROP_PX)
         qpath = Path(tmp) / "int8.onnx"
         pick = np.random.default_rng(args.seed).choice(len(crops), min(600, len(crops)),
                                                        replace=False)

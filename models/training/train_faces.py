@@ -33,7 +33,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from models.training.export import update_sha256sums
+from models.training.export import export_crop_net, update_sha256sums
 from models.training.train_classifier import fit_temperature
 from vision.dietypes import DieType, all_labels, catalogue, custom
 from vision.facecrops import CROP_PX, TRAIN, face_crops
@@ -229,10 +229,7 @@ def main() -> None:
         torch.save(net.state_dict(), args.save_torch)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     out = args.out_dir / ONNX_FILE
-    torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(out),
-                      input_names=["crops"], output_names=["logits", "embedding"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
-                      opset_version=17, dynamo=False)
+    export_crop_net(net, out, CROP_PX, ("logits", "embedding"))
     sha = hashlib.sha256(out.read_bytes()).hexdigest()
     meta = {"file": ONNX_FILE, "sha256": sha, "crop_px": CROP_PX, "labels": shipped,
             "aux_classes": len(vocab) - len(shipped), "temperature": temp,
