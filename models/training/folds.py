@@ -28,6 +28,7 @@ from tqdm import tqdm
 
 from models.training.dataset import (
     Samples,
+    detector_box_crops,
     jitter_boxes,
     real_images,
     samples_from_image,
@@ -41,8 +42,11 @@ from vision.reader import NOT_A_DIE_DROP, SECOND_LOOK_BELOW
 logger = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
 N_FOLDS = 5
-#: Bump when what is cached per photo changes (2: train labels corrected by LABEL_FIXES).
-CACHE_VERSION = 2
+#: Bump when what is cached per photo changes (2: train labels corrected by LABEL_FIXES;
+#: 3: crops round the detector's own boxes, ``Photo.box_crops``).
+CACHE_VERSION = 3
+#: Jittered crops per labelled die round the detector's box of it, kept per photo.
+BOX_COPIES = 4
 
 
 @dataclass
@@ -61,6 +65,14 @@ class Photo:
     label_index: np.ndarray
     """(D,) index of that label in the photo's label file, -1 for none."""
     n_labels: int
+    box_crops: np.ndarray | None = None
+    """(K, S, S, 3) uint8 crops round the detector's own boxes of labelled dice
+    (``dataset.detector_box_crops``, ``BOX_COPIES`` per die), for recipes that train on them."""
+    box_labels: np.ndarray | None = None
+    """(K,) classes of ``box_crops``."""
+    box_copy: np.ndarray | None = None
+    """(K,) which of the ``BOX_COPIES`` jittered copies each box crop is (a recipe takes the
+    first n)."""
 
 
 def fold_of(seed: int = 0) -> dict[str, int]:
@@ -105,8 +117,12 @@ def _photo(path: Path, boxes: np.ndarray, classes: np.ndarray, detector: object,
                 labels += [NOT_A_DIE] * len(neg)
     read = crop_dice(img, found.xyxy, size) if len(found) else np.zeros((0, size, size, 3),
                                                                          np.uint8)
+    box = detector_box_crops(img, found.xyxy, boxes, classes, rng, BOX_COPIES, size)
+    per_copy = len(box.labels) // BOX_COPIES
+    box_crops = np.stack(box.crops) if box.crops else np.zeros((0, size, size, 3), np.uint8)
     return Photo(path.name, np.stack(crops), np.array(labels, np.int64), read, truth,
-                 label_index, len(boxes))
+                 label_index, len(boxes), box_crops, np.array(box.labels, np.int64),
+                 np.repeat(np.arange(BOX_COPIES), per_copy))
 
 
 def load_photos(detector_path: Path, size: int = 48, seed: int = 0) -> list[Photo]:
@@ -127,12 +143,17 @@ def load_photos(detector_path: Path, size: int = 48, seed: int = 0) -> list[Phot
     return photos
 
 
-def training_samples(photos: list[Photo]) -> Samples:
-    """The training crops of these photos (no detector images: the classifier's data only)."""
+def training_samples(photos: list[Photo], box_copies: int = 0) -> Samples:
+    """The training crops of these photos (no detector images: the classifier's data only),
+    with ``box_copies`` of the crops round the detector's boxes of each die."""
     out = Samples()
     for ph in photos:
         out.crops += list(ph.train_crops)
         out.labels += ph.train_labels.tolist()
+        if box_copies and ph.box_crops is not None:
+            take = ph.box_copy < box_copies
+            out.crops += list(ph.box_crops[take])
+            out.labels += ph.box_labels[take].tolist()
     return out
 
 

@@ -35,7 +35,14 @@ import cv2
 import numpy as np
 import torch
 
-from models.training.folds import N_FOLDS, REPO, fold_of, load_photos, score_photos
+from models.training.folds import (
+    N_FOLDS,
+    REPO,
+    fold_of,
+    load_photos,
+    score_photos,
+    training_samples,
+)
 from models.training.syndata import base_path, synthetic_crops, synthetic_negatives
 from models.training.train_classifier import (
     draw_weights,
@@ -82,8 +89,8 @@ def _per_fold(args: argparse.Namespace, train_one) -> dict:  # noqa: ANN001
         t0 = time.time()
         train = [p for p in photos if fold[p.name] != k]
         held = [p for p in photos if fold[p.name] == k]
-        crops = np.concatenate([p.train_crops for p in train])
-        labels = np.concatenate([p.train_labels for p in train])
+        samples = training_samples(train, getattr(args, "box_copies", 0))
+        crops, labels = np.stack(samples.crops), np.array(samples.labels, np.int64)
         net = train_one(crops, labels, k)
         OUT.mkdir(parents=True, exist_ok=True)
         torch.save(net.state_dict(), OUT / f"{args.name}_fold{k}.pt")  # to combine later
@@ -226,10 +233,13 @@ def main(argv: list[str] | None = None) -> int:
     for p in (p_base, p_joint):
         p.add_argument("--epochs", type=int, default=12)
         p.add_argument("--width", type=int, default=24)
-        p.add_argument("--arch", default="pool", choices=("pool", "contrast", "plain"))
+        p.add_argument("--arch", default="pool", choices=("pool", "stem", "contrast", "plain"))
     for p in (p_base, p_tune, p_joint):
         p.add_argument("--gloss", type=float, default=0.25)
     for p in (p_tune, p_joint):
+        p.add_argument("--box-copies", type=int, default=0,
+                       help="crops per real die round the detector's own box of it (0-4; "
+                            "folds.BOX_COPIES)")
         p.add_argument("--real-share", type=float, default=0.5)
         p.add_argument("--symbol-boost", type=float, default=1.0,
                        help="draw weight of synthetic symbol crops (train_classifier.draw_weights)")

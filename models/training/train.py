@@ -61,8 +61,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _real(args: argparse.Namespace) -> Samples:
     # Real samples are cut afresh (seconds): the validation photos must stay out of them.
+    # Crops round the detector's own boxes need the detector in --out (the classifier
+    # stage; the detector stage only takes the photos).
+    detector = args.out / DETECTOR_FILE
     return Samples() if args.no_real else real_train(
-        args.seed, exclude=val_photo_names(args.val_photos, args.seed), size=args.crop_px)
+        args.seed, exclude=val_photo_names(args.val_photos, args.seed), size=args.crop_px,
+        detector_path=detector if args.stage == "classifier" and detector.exists() else None,
+        detector_copies=args.box_copies)
 
 
 def float_classifier_path(out: Path) -> Path:
@@ -99,13 +104,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--symbol-boost", type=float, default=4.0,
                     help="draw weight of synthetic crops of custom (non-pip) faces relative to "
                          "the other synthetic crops (train_classifier.draw_weights)")
+    ap.add_argument("--box-copies", type=int, default=0,
+                    help="classifier stage: crops per real die cut round the detector's own "
+                         "box of it (the reader's crops; dataset.detector_box_crops)")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
     ap.add_argument("--val-photos", type=int, default=0,
                     help="real train photos held out of training (seeded) to choose the recipe "
                          "on: models.training.validate scores them. 0 trains on all 200 (the "
                          "shipped models; the recipe was chosen by models.training.kfold)")
     ap.add_argument("--width", type=int, default=24, help="classifier width")
-    ap.add_argument("--arch", choices=("pool", "contrast", "plain"), default="pool",
+    ap.add_argument("--arch", choices=("pool", "stem", "contrast", "plain"), default="pool",
                     help="classifier design (train_classifier.make_classifier)")
     ap.add_argument("--crop-px", type=int, default=48,
                     help="classifier input size (multiple of 8)")
@@ -226,6 +234,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
     return {"classifier": metrics, "synthetic_crops": len(syn_labels),
             "pretrain_epochs": args.pretrain_epochs, "tune_steps": args.tune_steps,
             "tune_lr": args.tune_lr, "symbol_boost": args.symbol_boost,
+            "box_copies": args.box_copies,
             "cls_epochs": args.cls_epochs, "cls_width": args.width,
             "cls_arch": args.arch, "gloss": args.gloss, "crop_px": args.crop_px,
             "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug}

@@ -222,3 +222,33 @@ def test_draw_weights_keep_the_real_share_and_boost_only_synthetic_symbols() -> 
     assert boosted[0] == pytest.approx(3 * boosted[1])
     only_syn = tc.draw_weights(np.zeros(3, bool), labels[:3], 0.5, symbol_boost=2.0)
     assert only_syn.tolist() == pytest.approx([0.5, 0.25, 0.25])
+
+
+def test_detector_box_crops_are_cut_round_the_detectors_boxes_with_the_labels_class() -> None:
+    from models.training.dataset import detector_box_crops
+
+    img = np.full((120, 200, 3), 200, np.uint8)
+    img[20:60, 20:60] = 40  # a dark square "die" labelled 3 (class 2)
+    labels = np.array([[18.0, 18.0, 62.0, 62.0], [120.0, 20.0, 160.0, 60.0]])
+    classes = np.array([2, 5])
+    # The detector boxed the first die tightly (its top face), missed the second, and fired
+    # on an empty place.
+    found = np.array([[26.0, 26.0, 54.0, 54.0], [150.0, 80.0, 190.0, 118.0]])
+    s = detector_box_crops(img, found, labels, classes, np.random.default_rng(0), 3, 16)
+    assert s.labels == [2, 2, 2] and len(s.crops) == 3
+    # Cut round the tight box: the dark die fills most of each crop (a label-sized crop
+    # would show the light table round it).
+    assert all((c < 100).mean() > 0.6 for c in s.crops)
+    assert detector_box_crops(img, found[1:], labels, classes, np.random.default_rng(0), 3,
+                              16).crops == []
+
+
+def test_training_samples_take_the_first_box_copies() -> None:
+    crops = np.zeros((2, 8, 8, 3), np.uint8)
+    box = np.arange(6, dtype=np.uint8)[:, None, None, None] * np.ones((1, 8, 8, 3), np.uint8)
+    photo = Photo("p.jpg", crops, np.array([0, 1]), crops[:1], np.array([1]), np.array([0]), 1,
+                  box, np.array([4, 4, 4, 4, 4, 4]), np.array([0, 0, 1, 1, 2, 2]))
+    assert len(folds.training_samples([photo]).crops) == 2
+    two = folds.training_samples([photo], box_copies=2)
+    assert len(two.crops) == 6 and two.labels == [0, 1, 4, 4, 4, 4]
+    assert [int(c[0, 0, 0]) for c in two.crops[2:]] == [0, 1, 2, 3]
