@@ -35,6 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bench-json", type=Path,
                     help="use this `dicetable bench --json` output (measured when the machine "
                          "was quiet) instead of measuring now")
+    ap.add_argument("--bench-note", default="measured as this card was written",
+                    help="how and when the bench figures were measured (the machine's load)")
+    ap.add_argument("--notes", type=Path,
+                    help="a JSON object of further fills for the template (free text the "
+                         "measurements cannot write, e.g. TESTERRORS, SIMCOST)")
     args = ap.parse_args(argv)
     os.environ["DICETABLE_MODELS_DIR"] = str(args.models)
     from vision.reader import DiceReader
@@ -82,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         "SUMS": "\n".join(f"- `{name}`: `{digest}`" for name, digest in
                           sorted(record["files"].items())),
     }
+    fills["LOADNOTE"] = args.bench_note
+    notes = json.loads(args.notes.read_text()) if args.notes else {}
+    fills.update({key: notes.get(key, "") for key in ("TESTERRORS", "SIMCOST")})
     text = (HERE / "card_template.md").read_text()
     for key, value in fills.items():
         text = text.replace(key, value)

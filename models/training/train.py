@@ -4,12 +4,14 @@ Usage::
 
     python -m models.training.train [--seed 0] [--scenes 3000] [--det-steps 1500]
                                     [--pretrain-epochs 10] [--tune-steps 1800]
-                                    [--val-photos 0] [--no-real] [--out models]
+                                    [--box-copies 2] [--val-photos 0] [--no-real]
+                                    [--out models]
 
 Steps: synthetic scenes (+ the real-dice *train* split less the validation photos, unless
 --no-real) -> detector -> classifier in two stages: stage one on synthetic crops only
 (cached: it is the same network for every validation fold, ``models.training.kfold``),
-stage two on real and synthetic crops with the detector's hard negatives -> temperature on
+stage two on real and synthetic crops (the real ones also cut round the new detector's own
+boxes, ``--box-copies``) with the detector's hard negatives -> temperature on
 held-out crops -> ONNX export, int8 -> ``dice_reader.json`` (training record) and
 ``SHA256SUMS`` in the output folder. The generated data is cached under ``runs/cache``
 (git-ignored) so a rerun with the same seed skips the rendering.
@@ -59,14 +61,14 @@ logger = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _real(args: argparse.Namespace) -> Samples:
+def _real(args: argparse.Namespace, for_classifier: bool) -> Samples:
+    """The real train samples; for the classifier also the crops round the detector's own
+    boxes (``--box-copies``), cut with the detector in --out."""
     # Real samples are cut afresh (seconds): the validation photos must stay out of them.
-    # Crops round the detector's own boxes need the detector in --out (the classifier
-    # stage; the detector stage only takes the photos).
     detector = args.out / DETECTOR_FILE
     return Samples() if args.no_real else real_train(
         args.seed, exclude=val_photo_names(args.val_photos, args.seed), size=args.crop_px,
-        detector_path=detector if args.stage == "classifier" and detector.exists() else None,
+        detector_path=detector if for_classifier and detector.exists() else None,
         detector_copies=args.box_copies)
 
 
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--symbol-boost", type=float, default=4.0,
                     help="draw weight of synthetic crops of custom (non-pip) faces relative to "
                          "the other synthetic crops (train_classifier.draw_weights)")
-    ap.add_argument("--box-copies", type=int, default=0,
+    ap.add_argument("--box-copies", type=int, default=2,
                     help="classifier stage: crops per real die cut round the detector's own "
                          "box of it (the reader's crops; dataset.detector_box_crops)")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
@@ -133,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     t0 = time.time()
-    real = _real(args)
+    real = _real(args, for_classifier=args.stage == "classifier")
     if args.stage == "data":
         synthetic_crops(args.seed, args.scenes, args.crop_px)
         return 0
@@ -151,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         record.update(_detector_stage(args, load_synthetic(args.seed, args.scenes,
                                                            args.crop_px), real))
     if args.stage in ("all", "classifier"):
+        if args.stage == "all" and args.box_copies:
+            real = _real(args, for_classifier=True)  # now that the detector exists
         record.update(_classifier_stage(args, real, rng))
     record["minutes_" + args.stage] = round((time.time() - t0) / 60, 1)
     record["command_" + args.stage] = "python -m models.training.train " + " ".join(
@@ -175,6 +179,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
                       ) -> dict:
     detector = args.out / DETECTOR_FILE
     size, n_classes = args.crop_px, NOT_A_DIE + 1
+    real_crops = len(real.labels)  # before the hard negatives join them
     syn_crops, syn_labels = synthetic_crops(args.seed, args.scenes, size)
     parts = [(syn_crops, syn_labels)]
     if detector.exists():
@@ -231,7 +236,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
     quantize(float_path, args.out / CLASSIFIER_FILE,
              calibration_crops(args.seed, exclude=val_photo_names(args.val_photos, args.seed),
                                size=args.crop_px))
-    return {"classifier": metrics, "synthetic_crops": len(syn_labels),
+    return {"classifier": metrics, "synthetic_crops": len(syn_labels), "real_crops": real_crops,
             "pretrain_epochs": args.pretrain_epochs, "tune_steps": args.tune_steps,
             "tune_lr": args.tune_lr, "symbol_boost": args.symbol_boost,
             "box_copies": args.box_copies,

@@ -53,8 +53,10 @@ def _plain_look(rng: np.random.Generator):  # noqa: ANN202
 
 
 def test_reader_reads_seeded_synthetic_tables(reader) -> None:  # noqa: ANN001
+    # 60 tables (480 dice; 4 s): on 6 the floor moved with one die. Measured with the shipped
+    # models: 470 found, 444 right, 495 boxes (the classifier before: 469, 441, 488).
     right = total = found = predicted = 0
-    for r in seeded_scenes(6):
+    for r in seeded_scenes(60):
         det = reader.read(r.image)
         assert isinstance(det, Detections)
         predicted += len(det)
@@ -66,10 +68,10 @@ def test_reader_reads_seeded_synthetic_tables(reader) -> None:  # noqa: ANN001
             if len(inside):
                 found += 1
                 right += int(det.value[inside[0]] == value)
-    assert total == 48
-    assert found / total >= 0.95
-    assert right / total >= 0.88
-    assert predicted <= total + 3
+    assert total == 480
+    assert found / total >= 0.97
+    assert right / total >= 0.91
+    assert predicted <= total + 20
 
 
 def test_empty_table_has_no_dice(reader) -> None:  # noqa: ANN001
