@@ -81,7 +81,8 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
         if self.reader is None:
             from vision.reader import DiceReader
 
-            self.reader = DiceReader()
+            # The table's scale is known from the mat: its dice are at the main pass's sizes.
+            self.reader = DiceReader(any_scale=False)
         if self.face_reader is None and game_types(self.game):
             from vision.faces import DieFaceReader
 

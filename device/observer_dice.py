@@ -281,5 +281,6 @@ def shared_readers(game: str) -> tuple[Any, Any]:
             from vision.faces import DieFaceReader
 
             faces = DieFaceReader()
-        _READERS[key] = (DiceReader(), faces)
+        # The table's scale is known from the mat: its dice are at the main pass's sizes.
+        _READERS[key] = (DiceReader(any_scale=False), faces)
     return _READERS[key]

@@ -96,8 +96,9 @@ class DiceDetector:
         self.threshold = threshold
         self.long_side = long_side
 
-    def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, Letterbox]:
-        small, box = preprocess_image(image, self.long_side)
+    def preprocess(self, image: np.ndarray, long_side: int | None = None
+                   ) -> tuple[np.ndarray, Letterbox]:
+        small, box = preprocess_image(image, long_side or self.long_side)
         return to_tensor(small), box
 
     def infer(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -108,6 +109,8 @@ class DiceDetector:
                     ) -> Detections:
         return decode(*outputs, box=box, threshold=self.threshold)
 
-    def __call__(self, image: np.ndarray) -> Detections:
-        tensor, box = self.preprocess(image)
+    def __call__(self, image: np.ndarray, long_side: int | None = None) -> Detections:
+        """Dice in ``image`` seen at ``long_side`` px (default: this detector's); the network
+        is fully convolutional, so one session serves every scale."""
+        tensor, box = self.preprocess(image, long_side)
         return self.postprocess(self.infer(tensor), box)

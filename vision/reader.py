@@ -19,6 +19,7 @@ from vision.classifier import FaceClassifier
 from vision.colours import die_colour_names
 from vision.detections import Detections
 from vision.detector import DiceDetector
+from vision.scales import detect_at_scales, inside_bigger
 
 logger = logging.getLogger(__name__)
 
@@ -46,9 +47,14 @@ class DiceReader:
 
     def __init__(self, detector_path: str | Path | None = None,
                  classifier_path: str | Path | None = None,
-                 detect_threshold: float = 0.3, turns: int | None = None) -> None:
+                 detect_threshold: float = 0.3, turns: int | None = None,
+                 any_scale: bool = True) -> None:
+        """``any_scale``: look for dice of any size (``vision.scales``: close-ups and large
+        photos of a whole table); False reads at the main pass's scale only, for callers that
+        know their dice are of its sizes (the live table, from the mat's calibration)."""
         # One core on the Pi: OpenCV's own thread pool would only fight onnxruntime.
         cv2.setNumThreads(1)
+        self.any_scale = any_scale
         self.detector = DiceDetector(detector_path, threshold=detect_threshold)
         self.classifier = FaceClassifier(classifier_path) if turns is None else \
             FaceClassifier(classifier_path, turns=turns)
@@ -58,7 +64,7 @@ class DiceReader:
         """Dice in a (H, W, 3) uint8 BGR image."""
         self.timings = Timings()
         t = time.perf_counter()
-        found = self.detector(image)
+        found = detect_at_scales(self.detector, image) if self.any_scale else self.detector(image)
         t = self.timings.add("detect", t)
         if len(found) == 0:
             return found
@@ -71,6 +77,9 @@ class DiceReader:
                                                                not_die[unsure])
         t = self.timings.add("classify", t)
         keep = not_die < NOT_A_DIE_DROP
+        if self.any_scale:
+            kept = np.nonzero(keep)[0]
+            keep[kept[inside_bigger(found.xyxy[kept], faces[kept].max(axis=1))]] = False
         body, pip = die_colour_names(crops[keep])
         self.timings.add("colour", t)
         return found[keep].with_faces(faces[keep], body, pip)

@@ -38,6 +38,10 @@ def test_rendered_pyramid_dice_table_reads_as_its_state(
     state = game.new_state(2, seed=4)
     profile = calibrate_image(tr.calibration_shot(), tr.layout, colours=tr.dice_colours())
     reader, faces = shared_readers("pyramid_dice")
+    # The mat gives the table's scale: the live table reads at the main pass only (no
+    # vision.scales passes, which cost a photo of unknown scale its extra passes).
+    assert reader.any_scale is False
+    assert TableObserver(profile, "pyramid_dice").reader.any_scale is False
     obs = TableObserver(profile, "pyramid_dice", reader, faces).observe(image)
     assert obs.zones_seen == {"rolling", "pyramid", "side", "area:0", "area:1"}
     assert sum(o.kind == "die" for o in obs.objects) == 3

@@ -1,0 +1,119 @@
+"""Detector passes over a photo whose scale nobody knows (``dicetable read``, ``eval``).
+
+The detector reads dice of about 18-80 px at its input, which is the photo shrunk to a longer
+side of 512 px. A photo's dice need not be that size there: a close-up of two dice fills a
+third of the frame (150-250 px at 512), a phone's 4000-px photo of a whole table shows dice of
+2 % of its width (10 px at 512). Measured on the real test photos (``dicetable eval``'s set),
+zoomed in or tiled into larger photos, with the main pass alone: dice of 20 / 30 / 40 / 50 %
+of the image read 0.927 / 0.850 / 0.600 / 0.240, and photos of 2x2 / 3x3 / 4x4 test photos
+(dice of 3.1 / 2.1 / 1.6 %) found 0.93 / 0.66 / 0.32 of their dice. So:
+
+- a coarser pass (:data:`COARSE_PASSES`) sees the photo at 256 px, where a close-up's dice
+  have the main pass's sizes; it keeps only boxes too big for the main pass, and only in a
+  photo whose dice were not small (there it boxes clusters of small dice as one);
+- finer passes at twice the resolution each (up to the photo's own and :data:`FINEST`) follow
+  while the dice found are still small at the pass that found them (:data:`SMALL_DIE`), the
+  last of them standing for the main pass;
+- all boxes are merged by NMS, and once read, a die whose centre lies inside a die much larger
+  than itself (:data:`INSIDE`) is dropped: a pip or a part of that die, found by a pass too
+  fine for it.
+
+Photos whose dice the main pass already reads (the real-dice set, 28 px at 512; the bench's
+camera frames, 20 px) pay only the coarse passes (a quarter and a sixteenth of its pixels).
+The live table does not use this: its scale is known from the mat's calibration.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.detections import Detections
+from vision.detector import DiceDetector, _nms
+
+#: (longer side of the pass in px, least box side it keeps as a share of the photo's longer
+#: side): at 256 px a die of 14 % of the photo is 36 px, at 128 px one of 28 % is 36 px.
+COARSE_PASSES = ((256, 0.14),)
+#: Dice whose median box side, at the scale of the pass that found them, is under this many
+#: px are looked for again at twice the resolution: the detector's boxes of real dice at
+#: 14-16 px (the tiled photos) found a third to nine tenths of them, at 28 px all.
+SMALL_DIE = 18.0
+#: The finest pass's longer side (a 4000-px photo is read at 2048 at most: 16 times the main
+#: pass's pixels, a quarter of a second on one core).
+FINEST = 2048
+#: A die whose centre lies inside a kept die at least this many times its side is a pip or a
+#: part of that die.
+INSIDE = 1.8
+#: A big box with dice inside it stands for one die only when its face is read this surely.
+SURE_BIG = 0.9
+#: IoU above which two passes' boxes are one die (the detector's own NMS threshold).
+MERGE_IOU = 0.45
+
+
+def _side(d: Detections) -> np.ndarray:
+    return np.max(d.xyxy[:, 2:] - d.xyxy[:, :2], axis=1) if len(d) else np.zeros(0)
+
+
+def _merge(parts: list[Detections]) -> Detections:
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Detections.empty()
+    if len(parts) == 1:
+        return parts[0]
+    xyxy = np.concatenate([p.xyxy for p in parts])
+    conf = np.concatenate([p.confidence for p in parts])
+    order = np.argsort(-conf, kind="stable")
+    xyxy, conf = xyxy[order], conf[order]
+    keep = _nms(xyxy, conf, MERGE_IOU)
+    return Detections(xyxy=xyxy[keep], confidence=conf[keep])
+
+
+def detect_at_scales(detector: DiceDetector, image: np.ndarray) -> Detections:
+    """Dice of any size in ``image``: the main pass, the coarse passes' big boxes and, while
+    the dice found are small, finer passes (module docstring)."""
+    long = max(image.shape[:2])
+    main = found = detector(image)
+    side = detector.long_side
+    while side < min(long, FINEST) and _small(found, side / long):
+        # The finer pass replaces the coarser one: at the coarser scale these dice were
+        # under the detector's range, where it also boxes two touching dice as one.
+        side = min(2 * side, long, FINEST)
+        found = detector(image, long_side=side)
+    if len(main) and _small(main, detector.long_side / long) and len(found):
+        # A photo of small dice: its coarse passes see clusters of them as one big "die"
+        # (3x3 tiled test photos: three boxes of 200+ px that took 42 dice with them).
+        return found
+    parts = [found]
+    for coarse_side, share in COARSE_PASSES:
+        if coarse_side >= detector.long_side:
+            continue
+        coarse = detector(image, long_side=coarse_side)
+        parts.append(coarse[_side(coarse) >= share * long])
+    return _merge(parts)
+
+
+def _small(found: Detections, scale: float) -> bool:
+    """Whether the dice found are under :data:`SMALL_DIE` px at the pass's scale, or none
+    were found (a large photo may hold only dice too small for the pass)."""
+    return len(found) == 0 or float(np.median(_side(found))) * scale < SMALL_DIE
+
+
+def inside_bigger(xyxy: np.ndarray, sure: np.ndarray) -> np.ndarray:
+    """(N,) bool: dice to drop among boxes all read as dice, ``sure`` the probability of
+    each one's face.
+
+    A box whose centre lies inside a box at least :data:`INSIDE` times its side is a pip or a
+    part of that die, when that die's face is read at :data:`SURE_BIG` or more; a big box
+    read less surely, with dice inside it, is a coarse pass's box round several dice and is
+    dropped itself.
+    """
+    n = len(xyxy)
+    if n < 2:
+        return np.zeros(n, bool)
+    side = np.max(xyxy[:, 2:] - xyxy[:, :2], axis=1)
+    c = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    within = ((c[:, None, 0] >= xyxy[None, :, 0]) & (c[:, None, 0] <= xyxy[None, :, 2])
+              & (c[:, None, 1] >= xyxy[None, :, 1]) & (c[:, None, 1] <= xyxy[None, :, 3])
+              & (side[None, :] >= INSIDE * side[:, None]))
+    holds = within.any(axis=0)
+    big_sure = holds & (np.asarray(sure) >= SURE_BIG)
+    return (within & big_sure[None, :]).any(axis=1) | (holds & ~big_sure)
