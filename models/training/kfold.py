@@ -148,7 +148,8 @@ def cmd_tune(args: argparse.Namespace) -> dict:
                                 args.symbol_boost)
         return train_classifier(crops, labels, w, 0, args.seed + k, NOT_A_DIE + 1, width=width,
                                 arch=arch, gloss=args.gloss, init=base, lr=args.lr,
-                                steps=args.steps, desc=f"tune fold {k}")
+                                steps=args.steps, desc=f"tune fold {k}",
+                                camera_aug=args.camera_aug)
 
     return _per_fold(args, one)
 
@@ -244,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--symbol-boost", type=float, default=1.0,
                        help="draw weight of synthetic symbol crops (train_classifier.draw_weights)")
     p_tune.add_argument("--base", required=True)
+    p_tune.add_argument("--camera-aug", action="store_true",
+                        help="augment for other cameras and light "
+                             "(train_classifier.camera_shift)")
     p_tune.add_argument("--steps", type=int, default=600)
     p_tune.add_argument("--lr", type=float, default=1e-3)
     args = ap.parse_args(argv)

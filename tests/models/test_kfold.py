@@ -252,3 +252,28 @@ def test_training_samples_take_the_first_box_copies() -> None:
     two = folds.training_samples([photo], box_copies=2)
     assert len(two.crops) == 6 and two.labels == [0, 1, 4, 4, 4, 4]
     assert [int(c[0, 0, 0]) for c in two.crops[2:]] == [0, 1, 2, 3]
+
+
+def test_camera_shift_keeps_shape_and_range_and_greys_some_crops() -> None:
+    x = torch.rand(200, 3, 16, 16)
+    y = tc.camera_shift(x, torch.Generator().manual_seed(1))
+    assert y.shape == x.shape and float(y.min()) >= 0.0 and float(y.max()) <= 1.0
+    grey = ((y[:, 0] - y[:, 1]).abs().amax(dim=(1, 2)) < 0.02) & (
+        (y[:, 1] - y[:, 2]).abs().amax(dim=(1, 2)) < 0.02)
+    assert 10 <= int(grey.sum()) <= 60  # 15 % of 200, some JPEG'd after greying
+    again = tc.camera_shift(x, torch.Generator().manual_seed(1))
+    torch.testing.assert_close(y, again)
+    assert not torch.allclose(y, x)
+
+
+def test_robustness_shifts_keep_crops_as_uint8_images() -> None:
+    from models.training.robustness import SHIFTS
+
+    crop = np.random.default_rng(0).integers(0, 256, (48, 48, 3)).astype(np.uint8)
+    for name, shift in SHIFTS.items():
+        out = shift(crop)
+        assert out.shape == crop.shape and out.dtype == np.uint8, name
+    assert (SHIFTS["none"](crop) == crop).all()
+    assert SHIFTS["dark x0.45"](crop).mean() < 0.5 * crop.mean()
+    g = SHIFTS["grey"](crop)
+    assert (g[..., 0] == g[..., 1]).all() and (g[..., 1] == g[..., 2]).all()

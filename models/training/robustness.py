@@ -1,0 +1,88 @@
+"""How a classifier holds up when the camera and light change: out-of-fold reading of the
+real train photos' dice under photometric shifts (k-fold nets, ``models.training.kfold``).
+
+Usage::
+
+    python -m models.training.robustness J2 J2c [--folds 0,1,2]
+
+Each shift is applied to the crops the reader cuts (``folds.Photo.read_crops``), which for a
+per-pixel change (exposure, gamma, white balance, grey) is the same as changing the photo;
+JPEG and blur on the 48-px crop stand in for the photo's own (the crop is about the photo's
+pixels: a 40-px die). Prints errors per shift and net (the dice of the named folds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from models.training.folds import REPO, fold_of, load_photos, score_photos
+from models.training.train_classifier import logits_of, make_classifier
+from vision.classifier import NOT_A_DIE
+
+
+def _jpeg(c: np.ndarray, q: int) -> np.ndarray:
+    return cv2.imdecode(cv2.imencode(".jpg", c, [cv2.IMWRITE_JPEG_QUALITY, q])[1],
+                        cv2.IMREAD_COLOR)
+
+
+def _lut(f: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    table = np.clip(f(np.arange(256, dtype=np.float64)), 0, 255).astype(np.uint8)
+    return lambda c: table[c]
+
+
+SHIFTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "none": lambda c: c,
+    "dark x0.45": _lut(lambda v: v * 0.45),
+    "gamma 0.6": _lut(lambda v: 255 * (v / 255) ** 0.6),
+    "gamma 1.7": _lut(lambda v: 255 * (v / 255) ** 1.7),
+    "warm cast": lambda c: np.clip(c * np.array([0.7, 0.95, 1.2]), 0, 255).astype(np.uint8),
+    "cool cast": lambda c: np.clip(c * np.array([1.25, 1.0, 0.75]), 0, 255).astype(np.uint8),
+    "jpeg 25": lambda c: _jpeg(c, 25),
+    "blur 1.2": lambda c: cv2.GaussianBlur(c, (0, 0), 1.2),
+    "grey": lambda c: np.repeat(c.mean(axis=2, keepdims=True), 3, axis=2).astype(np.uint8),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="+", help="kfold results (runs/kfold/<name>_fold<k>.pt)")
+    ap.add_argument("--folds", default="0,1,2")
+    ap.add_argument("--detector", type=Path,
+                    default=REPO / "runs" / "D1" / "dice_detector_202611.onnx")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    photos = load_photos(args.detector, 48, args.seed)
+    fold = fold_of(args.seed)
+    folds = [int(k) for k in args.folds.split(",")]
+    report: dict[str, dict[str, int]] = {}
+    for name in args.names:
+        report[name] = dict.fromkeys(SHIFTS, 0)
+        for k in folds:
+            pt = REPO / "runs" / "kfold" / f"{name}_fold{k}.pt"
+            net = make_classifier("pool", NOT_A_DIE + 1, 24, 48)
+            net.load_state_dict(torch.load(pt))
+            net.eval()
+            held = [p for p in photos if fold[p.name] == k]
+            for shift, f in SHIFTS.items():
+                moved = [dataclasses.replace(p, read_crops=np.stack([f(c) for c in p.read_crops])
+                                             if len(p.read_crops) else p.read_crops)
+                         for p in held]
+                s = score_photos(moved, lambda c, net=net: logits_of(net, c).numpy())
+                report[name][shift] += s["errors"]
+        print(name, json.dumps(report[name]), flush=True)
+    dice = sum(sum(p.n_labels for p in photos if fold[p.name] == k) for k in folds)
+    print(json.dumps({"folds": folds, "dice": dice, "errors": report}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
