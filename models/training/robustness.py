@@ -4,11 +4,14 @@ real train photos' dice under photometric shifts (k-fold nets, ``models.training
 Usage::
 
     python -m models.training.robustness J2 J2c [--folds 0,1,2]
+    python -m models.training.robustness --photos test [--models DIR]
 
 Each shift is applied to the crops the reader cuts (``folds.Photo.read_crops``), which for a
 per-pixel change (exposure, gamma, white balance, grey) is the same as changing the photo;
 JPEG and blur on the 48-px crop stand in for the photo's own (the crop is about the photo's
 pixels: a 40-px die). Prints errors per shift and net (the dice of the named folds).
+With ``--photos SPLIT`` the shifts are applied to whole real-dice photos of that split instead,
+read by the ONNX models in ``--models`` (default the shipped ones) as ``dicetable eval`` reads.
 """
 
 from __future__ import annotations
@@ -51,14 +54,38 @@ SHIFTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
+def on_photos(split: str, models: Path | None) -> dict[str, dict[str, float]]:
+    """read_accuracy and image_exact of the reader on shifted whole photos of ``split``."""
+    from models.training.dataset import shared_dir
+    from vision.evaluate import evaluate, list_dataset
+    from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
+    from vision.reader import DiceReader
+
+    reader = DiceReader(models / DETECTOR_FILE, models / CLASSIFIER_FILE) if models else \
+        DiceReader()
+    items = list_dataset(shared_dir() / "data" / "real-dice", split)
+    out = {}
+    for name, shift in SHIFTS.items():
+        m = evaluate(items, lambda img, shift=shift: reader.read(shift(img)))
+        out[name] = {"read_accuracy": round(m["read_accuracy"], 4),
+                     "image_exact": round(m["image_exact"], 3)}
+        print(name, out[name], flush=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("names", nargs="+", help="kfold results (runs/kfold/<name>_fold<k>.pt)")
+    ap.add_argument("names", nargs="*", help="kfold results (runs/kfold/<name>_fold<k>.pt)")
+    ap.add_argument("--photos", help="a real-dice split to read whole, shifted")
+    ap.add_argument("--models", type=Path, help="folder of the ONNX models for --photos")
     ap.add_argument("--folds", default="0,1,2")
     ap.add_argument("--detector", type=Path,
                     default=REPO / "runs" / "D1" / "dice_detector_202611.onnx")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    if args.photos:
+        print(json.dumps(on_photos(args.photos, args.models), indent=1))
+        return 0
     torch.set_num_threads(1)
     photos = load_photos(args.detector, 48, args.seed)
     fold = fold_of(args.seed)
