@@ -72,11 +72,11 @@ def decode(heat: np.ndarray, peak: np.ndarray, geom: np.ndarray, box: Letterbox,
     xyxy = np.stack([cx - size[0] / 2, cy - size[1] / 2, cx + size[0] / 2, cy + size[1] / 2],
                     axis=1) / box.scale
     xyxy = np.clip(xyxy, 0, [box.width, box.height, box.width, box.height])
-    keep = _nms(xyxy, conf, 0.45)
+    keep = nms(xyxy, conf, 0.45)
     return Detections(xyxy=xyxy[keep], confidence=np.clip(conf[keep], 0, 1))
 
 
-def _nms(xyxy: np.ndarray, conf: np.ndarray, iou: float) -> np.ndarray:
+def nms(xyxy: np.ndarray, conf: np.ndarray, iou: float) -> np.ndarray:
     """Indices kept by greedy NMS (boxes sorted by confidence already)."""
     if len(xyxy) < 2:
         return np.arange(len(xyxy))
