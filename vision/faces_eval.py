@@ -102,9 +102,11 @@ def enrolled(dt: DieType, shots: int, rng: np.random.Generator, crop_px: int,
 
 
 def _measure(reader: DieFaceReader, die: EnrolledDie, truth: DieType, tests: int,
-             rng: np.random.Generator, clock: list[float] | None = None) -> tuple[int, int]:
+             rng: np.random.Generator, clock: list[float] | None = None,
+             rejected: list[int] | None = None) -> tuple[int, int]:
     """(right, crops) of `die`'s reading of its faces; `clock` gets the seconds spent
-    reading, after the die's enrolment was prepared (its first reading)."""
+    reading, after the die's enrolment was prepared (its first reading); `rejected` the
+    number of readings rejected (under the reader's threshold)."""
     right = n = 0
     for face in {f.label: f for f in truth.faces}.values():
         crops = face_crops(truth, face, tests, rng, HARSH, reader.crop_px)
@@ -115,6 +117,8 @@ def _measure(reader: DieFaceReader, die: EnrolledDie, truth: DieType, tests: int
             clock.append(time.perf_counter() - t0)
         right += sum(r.label == face.label for r in got)
         n += len(got)
+        if rejected is not None:
+            rejected.append(sum(r.label is None for r in got))
     return right, n
 
 
@@ -125,11 +129,13 @@ def eval_enrolment(reader: DieFaceReader, shots: int, dice: int = 8, tests: int 
     rng = np.random.default_rng(seed + shots)
     right = n = 0
     clock: list[float] = []
+    rejected: list[int] = []
     for dt in novel_dice(dice, seed):
         die = enrolled(dt, shots, rng, reader.crop_px)
-        r, k = _measure(reader, die, dt, tests, rng, clock)
+        r, k = _measure(reader, die, dt, tests, rng, clock, rejected)
         right, n = right + r, n + k
-    new_right = right / n
+    new_right, new_n = right / n, n
+    new_rejected = sum(rejected)
     ms_per_crop = 1000 * sum(clock) / n
     # ordinary dice whose 1 shows a symbol nobody trained on: only that face is enrolled
     right = n = 0
@@ -139,6 +145,10 @@ def eval_enrolment(reader: DieFaceReader, shots: int, dice: int = 8, tests: int 
         r, k = _measure(reader, die, truth, tests, rng)
         right, n = right + r, n + k
     out = {"shots": shots, "new_dice_accuracy": new_right, "symbol_face_accuracy": right / n,
+           # The same readings seen as a reader with a reject option: the share it declined
+           # (the players are asked) and how many of the others were right.
+           "new_dice_rejected": new_rejected / new_n,
+           "new_dice_accuracy_accepted": new_right * new_n / max(new_n - new_rejected, 1),
            "new_dice_ms_per_crop": round(ms_per_crop, 2)}
     if catalogue_tests:
         out["catalogue_as_new_accuracy"] = eval_catalogue_as_new(reader, shots,

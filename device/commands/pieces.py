@@ -93,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"face {name:34s} accuracy {r['accuracy']:.4f}  rejected {r['rejected']:.4f}"
               + (f"  square-on {top[name]['accuracy']:.4f}" if name in top else ""))
     for r in out.get("enrolment", []):
-        print(f"enrolment {r['shots']} shots: new dice {r['new_dice_accuracy']:.4f}, "
+        print(f"enrolment {r['shots']} shots: new dice {r['new_dice_accuracy']:.4f} "
+              f"(rejected {r['new_dice_rejected']:.4f}, accepted right "
+              f"{r['new_dice_accuracy_accepted']:.4f}), "
               f"symbol face on a d6 {r['symbol_face_accuracy']:.4f}, shipped dice as new "
               f"{r.get('catalogue_as_new_accuracy', float('nan')):.4f}")
     for r in out.get("pyramids", []):

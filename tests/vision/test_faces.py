@@ -155,3 +155,15 @@ def test_an_unreadable_stale_die_is_refused(reader):
     crops = np.zeros((1, reader.crop_px, reader.crop_px, 3), np.uint8)
     with pytest.raises(ValueError, match="older version"):
         reader.read_enrolled(crops, stale)
+
+
+def test_enrolment_measurement_reports_its_rejections(reader):
+    from vision.faces_eval import eval_enrolment
+
+    r = eval_enrolment(reader, 3, dice=1, tests=4, seed=123)
+    assert 0.0 <= r["new_dice_rejected"] <= 1.0
+    n = 6 * 4
+    right = round(r["new_dice_accuracy"] * n)
+    declined = round(r["new_dice_rejected"] * n)
+    assert r["new_dice_accuracy_accepted"] == pytest.approx(right / max(n - declined, 1))
+    assert r["new_dice_accuracy_accepted"] >= r["new_dice_accuracy"]
