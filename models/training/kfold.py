@@ -245,9 +245,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--symbol-boost", type=float, default=1.0,
                        help="draw weight of synthetic symbol crops (train_classifier.draw_weights)")
     p_tune.add_argument("--base", required=True)
-    p_tune.add_argument("--camera-aug", action="store_true",
+    p_tune.add_argument("--camera-aug", choices=("", "full", "mild"), default="",
                         help="augment for other cameras and light "
-                             "(train_classifier.camera_shift)")
+                             "(train_classifier.camera_shift, CAMERA_SHIFTS)")
     p_tune.add_argument("--steps", type=int, default=600)
     p_tune.add_argument("--lr", type=float, default=1e-3)
     args = ap.parse_args(argv)

@@ -48,7 +48,15 @@ def highlights(x: torch.Tensor, gen: torch.Generator, rate: float) -> torch.Tens
     return out
 
 
-def camera_shift(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+#: camera_shift's ranges: (cast, gamma exponent's log, exposure, grey share, JPEG share,
+#: JPEG qualities). "full": the ranges of the test's shifts and beyond; "mild": narrower.
+CAMERA_SHIFTS = {
+    "full": (0.3, 0.5, (0.45, 1.3), 0.15, 0.3, (20, 60)),
+    "mild": (0.2, 0.4, (0.5, 1.3), 0.05, 0.15, (30, 70)),
+}
+
+
+def camera_shift(x: torch.Tensor, gen: torch.Generator, kind: str = "full") -> torch.Tensor:
     """Another camera and light than the real train photos' one phone: a wide white-balance
     cast, gamma, under- and over-exposure, a share of grey crops (a monochrome or washed-out
     picture) and JPEG at low quality (x in [0, 1], a new tensor).
@@ -56,15 +64,17 @@ def camera_shift(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     The real test photos so changed read (classifier before this): a cool cast 0.942, JPEG
     quality 25 0.932, exposure x0.45 0.951, grey 0.903, against 0.981 as published.
     """
+    cast, gamma, (lo, hi), grey_share, jpeg_share, (q_lo, q_hi) = CAMERA_SHIFTS[kind]
     b = x.shape[0]
-    x = x * torch.empty(b, 3, 1, 1).uniform_(0.7, 1.3, generator=gen)
-    x = x.clamp(0, 1) ** torch.exp(torch.empty(b, 1, 1, 1).uniform_(-0.5, 0.5, generator=gen))
-    x = x * torch.empty(b, 1, 1, 1).uniform_(0.45, 1.3, generator=gen)
-    grey = torch.rand(b, 1, 1, 1, generator=gen) < 0.15
+    x = x * torch.empty(b, 3, 1, 1).uniform_(1 - cast, 1 + cast, generator=gen)
+    x = x.clamp(0, 1) ** torch.exp(torch.empty(b, 1, 1, 1).uniform_(-gamma, gamma,
+                                                                     generator=gen))
+    x = x * torch.empty(b, 1, 1, 1).uniform_(lo, hi, generator=gen)
+    grey = torch.rand(b, 1, 1, 1, generator=gen) < grey_share
     x = torch.where(grey, x.mean(dim=1, keepdim=True).expand_as(x), x).clamp(0, 1)
-    pick = torch.nonzero(torch.rand(b, generator=gen) < 0.3).flatten().tolist()
+    pick = torch.nonzero(torch.rand(b, generator=gen) < jpeg_share).flatten().tolist()
     if pick:
-        q = torch.randint(20, 61, (len(pick),), generator=gen).tolist()
+        q = torch.randint(q_lo, q_hi + 1, (len(pick),), generator=gen).tolist()
         arr = (x[pick].permute(0, 2, 3, 1).numpy() * 255 + 0.5).astype(np.uint8)
         out = [cv2.imdecode(cv2.imencode(".jpg", a, [cv2.IMWRITE_JPEG_QUALITY, qq])[1],
                             cv2.IMREAD_COLOR) for a, qq in zip(arr, q, strict=True)]
@@ -74,9 +84,10 @@ def camera_shift(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 def augment(x: torch.Tensor, gen: torch.Generator, strong: bool = False,
-            gloss: float = 0.0, camera: bool = False) -> torch.Tensor:
+            gloss: float = 0.0, camera: str = "") -> torch.Tensor:
     """x: (B, 3, H, W) float in [0, 1] -> augmented copy (``strong``: + colour cast, gamma;
-    ``gloss``: share of crops given a specular highlight; ``camera``: ``camera_shift``)."""
+    ``gloss``: share of crops given a specular highlight; ``camera``: ``camera_shift`` of
+    that kind, "" for none)."""
     if gloss > 0:
         x = highlights(x, gen, gloss)
     b = x.shape[0]
@@ -94,7 +105,7 @@ def augment(x: torch.Tensor, gen: torch.Generator, strong: bool = False,
         x = x.clamp(0, 1) ** torch.exp(torch.empty(b, 1, 1, 1).uniform_(-0.4, 0.4,
                                                                        generator=gen))
     if camera:
-        x = camera_shift(x, gen)
+        x = camera_shift(x, gen, camera)
     gain = torch.empty(b, 1, 1, 1).uniform_(0.6, 1.4, generator=gen)
     bias = torch.empty(b, 1, 1, 1).uniform_(-0.15, 0.15, generator=gen)
     x = x * gain + bias
@@ -154,7 +165,7 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
                      label_smoothing: float = 0.0, strong_aug: bool = False,
                      arch: str = "pool", gloss: float = 0.0, init: dict | None = None,
                      lr: float = 4e-3, steps: int | None = None,
-                     desc: str = "classifier", camera_aug: bool = False) -> torch.nn.Module:
+                     desc: str = "classifier", camera_aug: str = "") -> torch.nn.Module:
     """Train on uint8 crops (N, S, S, 3); ``weights`` set how often each crop is drawn.
 
     ``epochs`` passes over the crops (or ``steps`` batches when given) under a one-cycle
