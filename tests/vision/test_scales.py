@@ -43,7 +43,7 @@ def test_small_dice_are_looked_for_again_finer_and_the_finest_pass_stands() -> N
     # A 2560-px photo of dice 40 px across: 8 px at the main pass, 16 at 1024, 32 at 2048.
     die = [(100.0 + 60 * i, 100.0, 140.0 + 60 * i, 140.0) for i in range(5)]
     det = FakeDetector({512: _boxes(*die[:2]), 1024: _boxes(*die[:4]), 2048: _boxes(*die)})
-    found = scales.detect_at_scales(det, _photo(2560))  # type: ignore[arg-type]
+    found = scales.detect_at_scales(det, _photo(2560), tile=None)  # type: ignore[arg-type]
     assert det.calls == [512, 1024, 2048], "no coarse pass in a photo of small dice"
     assert len(found) == 5
 
@@ -85,6 +85,21 @@ def test_an_unsure_big_box_round_dice_is_the_one_dropped() -> None:
     assert scales.inside_bigger(near, np.array([0.5, 0.5])).tolist() == [False, False]
 
 
+def test_tiles_cover_the_pass_and_keep_each_point_once() -> None:
+    for length in (1024, 1025, 1365, 2048, 3000):
+        spans = scales.tile_spans(length, 1024, 96)
+        assert all(end - start <= 1024 + 16 for start, end, _, _ in spans)
+        assert all(start % 16 == 0 for start, _, _, _ in spans)
+        assert spans[0][0] == 0 and spans[-1][1] == length
+        # keep ranges partition the pass, each at least half the overlap from its tile's
+        # inner edges, so a die of up to 96 px kept by a tile lies wholly inside it
+        assert [s[2] for s in spans[1:]] == [s[3] for s in spans[:-1]]
+        assert spans[0][2] == 0 and spans[-1][3] == length
+        for i, (start, end, keep_from, keep_to) in enumerate(spans):
+            assert i == 0 or keep_from - start >= 48
+            assert i == len(spans) - 1 or end - keep_to >= 48
+
+
 def _labelled(item) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     img = cv2.imread(str(item.image))
     h, w = img.shape[:2]
@@ -117,6 +132,22 @@ def test_a_large_photo_of_small_dice(real_dice: Path, reader: DiceReader) -> Non
         photos.append((img, lab, values))
     found, right = _score(reader.read, photos)
     assert found >= 0.98 and right >= 0.96, (found, right)
+
+
+def test_a_tiled_pass_finds_what_the_whole_pass_finds(real_dice: Path,
+                                                      reader: DiceReader) -> None:
+    # Four test photos side by side, 2560 px: the main pass finds dice of 13 px, so the
+    # 1024-px and the 2048-px pass run, the last in three tiles on the detector's grid, which
+    # read as the whole pass does.
+    items = list_dataset(real_dice, "test")[:4]
+    img = np.hstack([cv2.imread(str(it.image)) for it in items])
+    whole = scales.detect_at_scales(reader.detector, img, tile=None)
+    tiled = scales.detect_at_scales(reader.detector, img)
+    pairs = match(whole.xyxy, tiled.xyxy)
+    assert len(whole) == len(tiled) == len(pairs) > 20
+    shift = [np.abs(whole.xyxy[i] - tiled.xyxy[j]).max() for i, j in pairs]
+    # the same boxes, but for a few near a tile's edge (where the tile has less context)
+    assert np.median(shift) < 0.01 and max(shift) < 4, shift
 
 
 def test_a_close_up_of_dice(real_dice: Path, reader: DiceReader) -> None:
