@@ -109,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--box-copies", type=int, default=2,
                     help="classifier stage: crops per real die cut round the detector's own "
                          "box of it (the reader's crops; dataset.detector_box_crops)")
+    ap.add_argument("--camera-aug", choices=("", "full", "mild"), default="",
+                    help="classifier stage two: augment for other cameras and light "
+                         "(train_classifier.camera_shift, CAMERA_SHIFTS; chosen by kfold)")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")
     ap.add_argument("--val-photos", type=int, default=0,
                     help="real train photos held out of training (seeded) to choose the recipe "
@@ -211,7 +214,8 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
         cls = train_classifier(crops[~held], labels[~held], w[~held], 0, args.seed, n_classes,
                                label_smoothing=args.label_smoothing, strong_aug=args.strong_aug,
                                init=base, lr=args.tune_lr, steps=args.tune_steps,
-                               desc="tune (real + synthetic)", **common)
+                               desc="tune (real + synthetic)", camera_aug=args.camera_aug,
+                               **common)
     else:
         cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs,
                                args.seed, n_classes, label_smoothing=args.label_smoothing,
@@ -239,7 +243,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
     return {"classifier": metrics, "synthetic_crops": len(syn_labels), "real_crops": real_crops,
             "pretrain_epochs": args.pretrain_epochs, "tune_steps": args.tune_steps,
             "tune_lr": args.tune_lr, "symbol_boost": args.symbol_boost,
-            "box_copies": args.box_copies,
+            "box_copies": args.box_copies, "camera_aug": args.camera_aug,
             "cls_epochs": args.cls_epochs, "cls_width": args.width,
             "cls_arch": args.arch, "gloss": args.gloss, "crop_px": args.crop_px,
             "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug}
