@@ -11,9 +11,9 @@ from pathlib import Path
 from vision.evaluate import evaluate, list_dataset
 
 # Measured with the shipped models (models/dice_reader.md); floors leave a small margin.
-# Test split: recall 1.0, precision 0.9968, value and read accuracy 0.9805, image_exact 0.88.
-TEST_FLOOR = {"detected_recall": 0.99, "precision": 0.985, "value_accuracy": 0.975,
-              "read_accuracy": 0.975, "image_exact": 0.86}
+# Test split: recall 1.0, precision 0.9968, value and read accuracy 0.9838, image_exact 0.88.
+TEST_FLOOR = {"detected_recall": 0.99, "precision": 0.985, "value_accuracy": 0.978,
+              "read_accuracy": 0.978, "image_exact": 0.86}
 
 
 def test_real_test_split_meets_its_floor(real_dice: Path, reader) -> None:  # noqa: ANN001
