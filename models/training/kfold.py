@@ -45,6 +45,7 @@ from models.training.folds import (
 )
 from models.training.syndata import base_path, synthetic_crops, synthetic_negatives
 from models.training.train_classifier import (
+    CAMERA_SHIFTS,
     draw_weights,
     logits_of,
     make_classifier,
@@ -245,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--symbol-boost", type=float, default=1.0,
                        help="draw weight of synthetic symbol crops (train_classifier.draw_weights)")
     p_tune.add_argument("--base", required=True)
-    p_tune.add_argument("--camera-aug", choices=("", "full", "mild"), default="",
+    p_tune.add_argument("--camera-aug", choices=("", *CAMERA_SHIFTS), default="",
                         help="augment for other cameras and light "
                              "(train_classifier.camera_shift, CAMERA_SHIFTS)")
     p_tune.add_argument("--steps", type=int, default=600)

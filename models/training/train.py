@@ -46,6 +46,7 @@ from models.training.syndata import (
     synthetic_negatives,
 )
 from models.training.train_classifier import (
+    CAMERA_SHIFTS,
     draw_weights,
     ece,
     fit_temperature,
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--box-copies", type=int, default=2,
                     help="classifier stage: crops per real die cut round the detector's own "
                          "box of it (the reader's crops; dataset.detector_box_crops)")
-    ap.add_argument("--camera-aug", choices=("", "full", "mild"), default="",
+    ap.add_argument("--camera-aug", choices=("", *CAMERA_SHIFTS), default="",
                     help="classifier stage two: augment for other cameras and light "
                          "(train_classifier.camera_shift, CAMERA_SHIFTS; chosen by kfold)")
     ap.add_argument("--no-real", action="store_true", help="synthetic data only")

@@ -49,10 +49,13 @@ def highlights(x: torch.Tensor, gen: torch.Generator, rate: float) -> torch.Tens
 
 
 #: camera_shift's ranges: (cast, gamma exponent's log, exposure, grey share, JPEG share,
-#: JPEG qualities). "full": the ranges of the test's shifts and beyond; "mild": narrower.
+#: JPEG qualities, blur share, largest blur sigma in px of the 48-px crop, noise share,
+#: largest noise sigma). "full": the ranges of the test's shifts and beyond; "mild":
+#: narrower; "mild_blur": mild plus out-of-focus and noisy (dim light) crops.
 CAMERA_SHIFTS = {
-    "full": (0.3, 0.5, (0.45, 1.3), 0.15, 0.3, (20, 60)),
-    "mild": (0.2, 0.4, (0.5, 1.3), 0.05, 0.15, (30, 70)),
+    "full": (0.3, 0.5, (0.45, 1.3), 0.15, 0.3, (20, 60), 0.0, 0.0, 0.0, 0.0),
+    "mild": (0.2, 0.4, (0.5, 1.3), 0.05, 0.15, (30, 70), 0.0, 0.0, 0.0, 0.0),
+    "mild_blur": (0.2, 0.4, (0.5, 1.3), 0.05, 0.15, (30, 70), 0.2, 1.5, 0.15, 0.04),
 }
 
 
@@ -64,8 +67,23 @@ def camera_shift(x: torch.Tensor, gen: torch.Generator, kind: str = "full") -> t
     The real test photos so changed read (classifier before this): a cool cast 0.942, JPEG
     quality 25 0.932, exposure x0.45 0.951, grey 0.903, against 0.981 as published.
     """
-    cast, gamma, (lo, hi), grey_share, jpeg_share, (q_lo, q_hi) = CAMERA_SHIFTS[kind]
+    (cast, gamma, (lo, hi), grey_share, jpeg_share, (q_lo, q_hi), blur_share, blur_sigma,
+     noise_share, noise_sigma) = CAMERA_SHIFTS[kind]
     b = x.shape[0]
+    # (no draws for a kind without blur or noise: "full" and "mild" keep their streams)
+    blur = (torch.nonzero(torch.rand(b, generator=gen) < blur_share).flatten().tolist()
+            if blur_share > 0 else [])
+    if blur:
+        sigma = torch.empty(len(blur)).uniform_(0.5, blur_sigma, generator=gen).tolist()
+        arr = x[blur].permute(0, 2, 3, 1).numpy()
+        x = x.clone()
+        x[blur] = torch.from_numpy(np.stack([cv2.GaussianBlur(a, (0, 0), sg)
+                                             for a, sg in zip(arr, sigma, strict=True)])
+                                   ).permute(0, 3, 1, 2)
+    if noise_share > 0:
+        noisy = (torch.rand(b, 1, 1, 1, generator=gen) < noise_share).float()
+        sd = torch.empty(b, 1, 1, 1).uniform_(0, noise_sigma, generator=gen) * noisy
+        x = x + sd * torch.randn(x.shape, generator=gen)
     x = x * torch.empty(b, 3, 1, 1).uniform_(1 - cast, 1 + cast, generator=gen)
     x = x.clamp(0, 1) ** torch.exp(torch.empty(b, 1, 1, 1).uniform_(-gamma, gamma,
                                                                      generator=gen))
