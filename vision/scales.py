@@ -14,6 +14,8 @@ of the image read 0.927 / 0.850 / 0.600 / 0.240, and photos of 2x2 / 3x3 / 4x4 t
 - finer passes at twice the resolution each (up to the photo's own and :data:`FINEST`) follow
   while the dice found are still small at the pass that found them (:data:`SMALL_DIE`), the
   last of them standing for the main pass;
+- a pass longer than :data:`TILE` px runs in tiles on the detector's grid, which bounds its
+  memory and reads as the whole pass does;
 - all boxes are merged by NMS, and once read, a die whose centre lies inside a die much larger
   than itself (:data:`INSIDE`) is dropped: a pip or a part of that die, found by a pass too
   fine for it.
