@@ -34,14 +34,21 @@ class Letterbox:
     height: int
 
 
-def preprocess_image(image: np.ndarray, long_side: int = INPUT_LONG_SIDE
-                     ) -> tuple[np.ndarray, Letterbox]:
-    """BGR uint8 image -> resized, padded uint8 image (h, w, 3) and its Letterbox."""
+def resize_long_side(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+    """``image`` resized so its longer side is ``long_side`` px, and the scale applied."""
     h, w = image.shape[:2]
     scale = long_side / max(h, w)
     nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    small = cv2.resize(image, (nw, nh), interpolation=interp)
+    return cv2.resize(image, (nw, nh), interpolation=interp), scale
+
+
+def preprocess_image(image: np.ndarray, long_side: int = INPUT_LONG_SIDE
+                     ) -> tuple[np.ndarray, Letterbox]:
+    """BGR uint8 image -> resized, padded uint8 image (h, w, 3) and its Letterbox."""
+    h, w = image.shape[:2]
+    small, scale = resize_long_side(image, long_side)
+    nh, nw = small.shape[:2]
     ph = -nh % PAD_MULTIPLE
     pw = -nw % PAD_MULTIPLE
     if ph or pw:

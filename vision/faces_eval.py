@@ -134,8 +134,7 @@ def eval_enrolment(reader: DieFaceReader, shots: int, dice: int = 8, tests: int 
         die = enrolled(dt, shots, rng, reader.crop_px)
         r, k = _measure(reader, die, dt, tests, rng, clock, rejected)
         right, n = right + r, n + k
-    new_right, new_n = right / n, n
-    new_rejected = sum(rejected)
+    new_right, new_n, new_rejected = right, n, sum(rejected)
     ms_per_crop = 1000 * sum(clock) / n
     # ordinary dice whose 1 shows a symbol nobody trained on: only that face is enrolled
     right = n = 0
@@ -144,11 +143,12 @@ def eval_enrolment(reader: DieFaceReader, shots: int, dice: int = 8, tests: int 
         die.add("1", face_crops(truth, truth.faces[0], shots, rng, ENROL, reader.crop_px))
         r, k = _measure(reader, die, truth, tests, rng)
         right, n = right + r, n + k
-    out = {"shots": shots, "new_dice_accuracy": new_right, "symbol_face_accuracy": right / n,
+    out = {"shots": shots, "new_dice_accuracy": new_right / new_n,
+           "symbol_face_accuracy": right / n,
            # The same readings seen as a reader with a reject option: the share it declined
            # (the players are asked) and how many of the others were right.
            "new_dice_rejected": new_rejected / new_n,
-           "new_dice_accuracy_accepted": new_right * new_n / max(new_n - new_rejected, 1),
+           "new_dice_accuracy_accepted": new_right / max(new_n - new_rejected, 1),
            "new_dice_ms_per_crop": round(ms_per_crop, 2)}
     if catalogue_tests:
         out["catalogue_as_new_accuracy"] = eval_catalogue_as_new(reader, shots,

@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import math
 
-import cv2
 import numpy as np
 
 from vision.detections import Detections
-from vision.detector import PAD_MULTIPLE, DiceDetector, nms
+from vision.detector import PAD_MULTIPLE, DiceDetector, nms, resize_long_side
 
 #: (longer side of the pass in px, least box side it keeps as a share of the photo's longer
 #: side): at 256 px a die of 14 % of the photo is 36 px. A third pass at 128 px (dice of 28 %
@@ -116,11 +115,7 @@ def detect_pass(detector: DiceDetector, image: np.ndarray, side: int,
     of ``tile`` px when it is longer (None: whole)."""
     if tile is None or side <= tile:
         return detector(image, long_side=side)
-    h, w = image.shape[:2]
-    scale = side / max(h, w)
-    # The same resize the whole pass makes (detector.preprocess_image), once for all tiles.
-    small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
-                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    small, scale = resize_long_side(image, side)  # the whole pass's resize, once for all tiles
     parts = []
     for y0, y1, ky0, ky1 in tile_spans(small.shape[0], tile, TILE_OVERLAP):
         for x0, x1, kx0, kx1 in tile_spans(small.shape[1], tile, TILE_OVERLAP):

@@ -26,9 +26,8 @@ import cv2
 import numpy as np
 import torch
 
+from models.training.errors import kfold_readers
 from models.training.folds import REPO, fold_of, load_photos, score_photos
-from models.training.train_classifier import logits_of, make_classifier
-from vision.classifier import NOT_A_DIE
 
 
 def _jpeg(c: np.ndarray, q: int) -> np.ndarray:
@@ -93,18 +92,14 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, dict[str, int]] = {}
     for name in args.names:
         report[name] = dict.fromkeys(SHIFTS, 0)
+        readers = kfold_readers(name)  # each fold's net, of the design its run recorded
         for k in folds:
-            pt = REPO / "runs" / "kfold" / f"{name}_fold{k}.pt"
-            net = make_classifier("pool", NOT_A_DIE + 1, 24, 48)
-            net.load_state_dict(torch.load(pt))
-            net.eval()
             held = [p for p in photos if fold[p.name] == k]
             for shift, f in SHIFTS.items():
                 moved = [dataclasses.replace(p, read_crops=np.stack([f(c) for c in p.read_crops])
                                              if len(p.read_crops) else p.read_crops)
                          for p in held]
-                s = score_photos(moved, lambda c, net=net: logits_of(net, c).numpy())
-                report[name][shift] += s["errors"]
+                report[name][shift] += score_photos(moved, readers(k))["errors"]
         print(name, json.dumps(report[name]), flush=True)
     dice = sum(sum(p.n_labels for p in photos if fold[p.name] == k) for k in folds)
     print(json.dumps({"folds": folds, "dice": dice, "errors": report}, indent=1))

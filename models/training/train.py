@@ -139,10 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     t0 = time.time()
-    real = _real(args, for_classifier=args.stage == "classifier")
     if args.stage == "data":
         synthetic_crops(args.seed, args.scenes, args.crop_px)
         return 0
+    real = _real(args, for_classifier=args.stage == "classifier")
     rng = np.random.default_rng(args.seed)
 
     args.out.mkdir(parents=True, exist_ok=True)
