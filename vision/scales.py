@@ -47,7 +47,7 @@ SMALL_DIE = 18.0
 FINEST = 2048
 #: A pass longer than this is run in tiles of about this side at most, which bounds the
 #: memory of the detector's feature maps (a 12-MP photo, its finest pass at 2048 px: peak
-#: RSS 315 MB whole, 214 MB in tiles, the same dice read).
+#: RSS 298 MB whole, 193 MB in tiles, the same dice read; ``models.training.big_photo``).
 TILE = 1024
 #: Overlap of neighbouring tiles, px at the pass's scale. Each tile keeps the dice whose centre
 #: lies in its share of the overlap, so a die up to this side lies wholly in the tile that
