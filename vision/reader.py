@@ -79,7 +79,7 @@ class DiceReader:
         keep = not_die < NOT_A_DIE_DROP
         if self.any_scale:
             kept = np.nonzero(keep)[0]
-            keep[kept[inside_bigger(found.xyxy[kept], faces[kept].max(axis=1))]] = False
+            keep[kept[inside_bigger(found.xyxy[kept], faces[kept])]] = False
         body, pip = die_colour_names(crops[keep])
         self.timings.add("colour", t)
         return found[keep].with_faces(faces[keep], body, pip)

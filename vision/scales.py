@@ -8,17 +8,18 @@ zoomed in or tiled into larger photos, with the main pass alone: dice of 20 / 30
 of the image read 0.927 / 0.850 / 0.600 / 0.240, and photos of 2x2 / 3x3 / 4x4 test photos
 (dice of 3.1 / 2.1 / 1.6 %) found 0.93 / 0.66 / 0.32 of their dice. So:
 
-- a coarser pass (:data:`COARSE_PASSES`) sees the photo at 256 px, where a close-up's dice
-  have the main pass's sizes; it keeps only boxes too big for the main pass, and only in a
-  photo whose dice were not small (there it boxes clusters of small dice as one);
+- coarser passes (:data:`COARSE_PASSES`) see the photo at 256 and 128 px, where a close-up's
+  dice have the main pass's sizes; they keep only boxes too big for the finer passes, and
+  only in a photo whose dice were not small (there they box clusters of small dice as one);
 - finer passes at twice the resolution each (up to the photo's own and :data:`FINEST`) follow
   while the dice found are still small at the pass that found them (:data:`SMALL_DIE`), the
   last of them standing for the main pass;
 - a pass longer than :data:`TILE` px runs in tiles on the detector's grid, which bounds its
   memory and reads as the whole pass does;
 - all boxes are merged by NMS, and once read, a die whose centre lies inside a die much larger
-  than itself (:data:`INSIDE`) is dropped: a pip or a part of that die, found by a pass too
-  fine for it.
+  than itself (:data:`INSIDE`) is dropped: a pip of that die, found by a pass too fine for
+  it; so is one a little smaller (:data:`PART`) centred near that die's centre, read less
+  surely: a half or a corner of it.
 
 Photos whose dice the main pass already reads (the real-dice set, 28 px at 512; the bench's
 camera frames, 20 px) pay only the coarse passes (a quarter and a sixteenth of its pixels).
@@ -35,9 +36,14 @@ from vision.detections import Detections
 from vision.detector import PAD_MULTIPLE, DiceDetector, nms, resize_long_side
 
 #: (longer side of the pass in px, least box side it keeps as a share of the photo's longer
-#: side): at 256 px a die of 14 % of the photo is 36 px. A third pass at 128 px (dice of 28 %
-#: and more) cost the real test photos 0.04 of their dice to its boxes round clusters.
-COARSE_PASSES = ((256, 0.14),)
+#: side): at 256 px a die of 14 % of the photo is 36 px, at 128 px one of 28 % is. The 128-px
+#: pass reads the close-ups whose dice the 256-px pass sees at over 80 px, in pips and
+#: halves (``models.training.scale_table``, classifier F4: zoomed test dice of 40 / 50 % read
+#: 0.928 / 0.851 without it, 0.950 / 0.950 with it and the rules of :func:`inside_bigger`,
+#: extra boxes 82 / 90 -> 19 / 20; rendered single dice of 160 px in 640 x 480 0.125 ->
+#: 0.583; the real photos as published and tiled unchanged). Its boxes round clusters of
+#: dice are dropped when read unsurely or round more dice than their value.
+COARSE_PASSES = ((256, 0.14), (128, 0.28))
 #: Dice whose median box side, at the scale of the pass that found them, is under this many
 #: px are looked for again at twice the resolution: the detector's boxes of real dice at
 #: 14-16 px (the tiled photos) found a third to nine tenths of them, at 28 px all.
@@ -58,6 +64,13 @@ GRID = PAD_MULTIPLE
 #: A die whose centre lies inside a kept die at least this many times its side is a pip or a
 #: part of that die.
 INSIDE = 1.8
+#: A box whose centre lies inside a kept die at least this many times its side (and less than
+#: INSIDE) is a part of that die when that die is read surely and more surely than it.
+PART = 1.3
+#: ... and its centre lies this near that die's centre, as a share of that die's side: a
+#: half or a corner of a die is centred within a quarter side of it; a neighbouring die,
+#: whose centre may fall inside a loose box, lies about half a side or more away.
+PART_DEPTH = 0.3
 #: A big box with dice inside it stands for one die only when its face is read this surely.
 SURE_BIG = 0.9
 #: IoU above which two passes' boxes are one die (the detector's own NMS threshold).
@@ -150,10 +163,19 @@ def detect_at_scales(detector: DiceDetector, image: np.ndarray,
         # (3x3 tiled test photos: three boxes of 200+ px that took 42 dice with them).
         return found
     parts = [found]
+    src, src_scale = image, 1.0
     for coarse_side, share in COARSE_PASSES:
         if coarse_side >= detector.long_side:
             continue
-        coarse = detector(image, long_side=coarse_side)
+        # Each coarser pass shrinks the one before's image, not the photo: area averaging
+        # gives (nearly) the same pixels, and shrinking a 1280-px frame to 128 px cost three
+        # times the pass itself.
+        src, scale = resize_long_side(src, coarse_side)
+        src_scale *= scale
+        coarse = detector(src, long_side=coarse_side)
+        if len(coarse):
+            coarse = Detections(xyxy=(coarse.xyxy / src_scale).astype(np.float32),
+                                confidence=coarse.confidence)
         parts.append(coarse[_side(coarse) >= share * long])
     return _merge(parts)
 
@@ -164,23 +186,43 @@ def _small(found: Detections, scale: float) -> bool:
     return len(found) == 0 or float(np.median(_side(found))) * scale < SMALL_DIE
 
 
-def inside_bigger(xyxy: np.ndarray, sure: np.ndarray) -> np.ndarray:
-    """(N,) bool: dice to drop among boxes all read as dice, ``sure`` the probability of
-    each one's face.
+def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """(N,) bool: dice to drop among boxes all read as dice, ``faces`` (N, classes) the
+    probabilities of each one's face (classes 0-5 the pip values 1-6).
 
-    A box whose centre lies inside a box at least :data:`INSIDE` times its side is a pip or a
-    part of that die, when that die's face is read at :data:`SURE_BIG` or more; a big box
-    read less surely, with dice inside it, is a coarse pass's box round several dice and is
-    dropped itself.
+    A box whose centre lies inside a box at least :data:`INSIDE` times its side is a pip of
+    that die when that die is read at :data:`SURE_BIG` or more and holds no more such boxes
+    than its value. Otherwise the big box is a coarse pass's box round several dice and is
+    dropped itself (seeded synthetic tables: a box round five dice read as a 4 at 0.95, one
+    round three read as a 1 at 0.91, took 8 dice with them before the count).
+
+    A box :data:`PART` to :data:`INSIDE` times smaller than a surely read die, centred
+    within :data:`PART_DEPTH` of its side from that die's centre and read less surely than
+    it, is a part of it (a finer pass's box on a half or a corner).
     """
     n = len(xyxy)
     if n < 2:
         return np.zeros(n, bool)
+    faces = np.asarray(faces)
+    sure = faces.max(axis=1)
+    best = faces.argmax(axis=1)
     side = np.max(xyxy[:, 2:] - xyxy[:, :2], axis=1)
     c = (xyxy[:, :2] + xyxy[:, 2:]) / 2
     within = ((c[:, None, 0] >= xyxy[None, :, 0]) & (c[:, None, 0] <= xyxy[None, :, 2])
               & (c[:, None, 1] >= xyxy[None, :, 1]) & (c[:, None, 1] <= xyxy[None, :, 3])
               & (side[None, :] >= INSIDE * side[:, None]))
     holds = within.any(axis=0)
-    big_sure = holds & (np.asarray(sure) >= SURE_BIG)
-    return (within & big_sure[None, :]).any(axis=1) | (holds & ~big_sure)
+    # A die of value v shows v pips; a symbol face (classes past the pips) any number of
+    # marks. Asking also that every box inside look like a pip (read as a 1, or unsurely)
+    # cost the zoomed test dice of 40 / 50 % 0.13 / 0.26 of their reading: halves and
+    # corners of a die inside it are read surely as other values.
+    room = np.where(best < 6, best + 1, n)
+    die = holds & (sure >= SURE_BIG) & (within.sum(axis=0) <= room)
+    drop = (within & die[None, :]).any(axis=1) | (holds & ~die)
+    # Near the centre, not merely inside: a touching neighbour's centre can fall inside a
+    # loose box (the zoomed test photos lost 3 dice that way).
+    deep = (np.abs(c[:, None, :] - c[None, :, :]).max(axis=2) <= PART_DEPTH * side[None, :])
+    part = (deep & (side[None, :] >= PART * side[:, None])
+            & (side[None, :] < INSIDE * side[:, None])
+            & (sure[None, :] >= SURE_BIG) & (sure[None, :] > sure[:, None]))
+    return drop | (part & ~drop[None, :]).any(axis=1)

@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models.training import scale_table
 from vision import scales
 from vision.detections import Detections
 from vision.evaluate import list_dataset, match
@@ -28,11 +29,19 @@ class FakeDetector:
     def __init__(self, by_side: dict[int, Detections]) -> None:
         self.by_side = by_side
         self.calls: list[int] = []
+        self.photo_long = 0
 
     def __call__(self, image: np.ndarray, long_side: int | None = None) -> Detections:
         side = long_side or self.long_side
         self.calls.append(side)
-        return self.by_side.get(side, Detections.empty())
+        # The first call is the main pass on the photo; coarser passes may get a shrunk copy
+        # and answer in its pixels, as the real detector does.
+        if not self.photo_long:
+            self.photo_long = max(image.shape[:2])
+        found = self.by_side.get(side, Detections.empty())
+        k = max(image.shape[:2]) / self.photo_long
+        return Detections(xyxy=found.xyxy * k, confidence=found.confidence) if len(found) \
+            else found
 
 
 def _photo(long: int) -> np.ndarray:
@@ -55,7 +64,7 @@ def test_a_close_up_keeps_the_coarse_pass_big_box_and_merges_duplicates() -> Non
     det = FakeDetector({512: _boxes(pip, (100.0, 100.0, 395.0, 398.0), conf=0.5),
                         256: _boxes(big, small_coarse, conf=0.95)})
     found = scales.detect_at_scales(det, _photo(640))  # type: ignore[arg-type]
-    assert det.calls == [512, 256]
+    assert det.calls == [512, 256, 128]
     sides = sorted(int(s) for s in np.max(found.xyxy[:, 2:] - found.xyxy[:, :2], axis=1))
     assert sides == [40, 300], "the two big boxes are one die (the surer kept), the small " \
                                "coarse box is dropped"
@@ -64,13 +73,22 @@ def test_a_close_up_keeps_the_coarse_pass_big_box_and_merges_duplicates() -> Non
 def test_a_photo_with_nothing_found_is_read_finer_then_coarser() -> None:
     det = FakeDetector({})
     assert len(scales.detect_at_scales(det, _photo(640))) == 0  # type: ignore[arg-type]
-    assert det.calls == [512, 640, 256]
+    assert det.calls == [512, 640, 256, 128]
+
+
+def _read(*readings: tuple[int, float]) -> np.ndarray:
+    """Face probabilities (N, 8) of dice read as (value, its probability)."""
+    faces = np.zeros((len(readings), 8))
+    for i, (value, p) in enumerate(readings):
+        faces[i] = (1 - p) / 7
+        faces[i, value - 1] = p
+    return faces
 
 
 def test_dice_inside_a_surely_read_bigger_die_are_its_pips() -> None:
     xyxy = np.array([[0, 0, 300, 300], [140, 140, 160, 160], [20, 20, 60, 60],
                      [400, 400, 440, 440]], np.float32)
-    drop = scales.inside_bigger(xyxy, np.array([0.99, 0.9, 0.8, 0.95]))
+    drop = scales.inside_bigger(xyxy, _read((5, 0.99), (1, 0.9), (3, 0.8), (2, 0.95)))
     assert drop.tolist() == [False, True, True, False]
 
 
@@ -78,11 +96,36 @@ def test_an_unsure_big_box_round_dice_is_the_one_dropped() -> None:
     # A coarse box round three dice, read at 0.6: the dice stay, the box goes.
     xyxy = np.array([[0, 0, 200, 200], [10, 10, 50, 50], [80, 80, 120, 120],
                      [140, 20, 180, 60]], np.float32)
-    drop = scales.inside_bigger(xyxy, np.array([0.6, 0.99, 0.97, 0.95]))
+    drop = scales.inside_bigger(xyxy, _read((4, 0.6), (2, 0.99), (6, 0.97), (3, 0.95)))
     assert drop.tolist() == [True, False, False, False]
     # Neighbours of about one size never drop one another.
     near = np.array([[0, 0, 40, 40], [30, 0, 75, 45]], np.float32)
-    assert scales.inside_bigger(near, np.array([0.5, 0.5])).tolist() == [False, False]
+    assert scales.inside_bigger(near, _read((1, 0.5), (2, 0.5))).tolist() == [False, False]
+
+
+def test_a_sure_big_box_round_more_dice_than_its_value_is_dropped() -> None:
+    # A 128-px pass's box round three dice, read as a 2 at 0.95: three "pips" cannot be a 2,
+    # so it is a cluster; read as a 3 they could be its pips.
+    xyxy = np.array([[0, 0, 200, 200], [10, 10, 50, 50], [80, 80, 120, 120],
+                     [140, 20, 180, 60]], np.float32)
+    drop = scales.inside_bigger(xyxy, _read((2, 0.95), (1, 0.99), (6, 0.97), (3, 0.95)))
+    assert drop.tolist() == [True, False, False, False]
+    drop = scales.inside_bigger(xyxy, _read((3, 0.95), (1, 0.99), (6, 0.97), (3, 0.95)))
+    assert drop.tolist() == [False, True, True, True]
+
+
+def test_a_part_of_a_surely_read_die_is_dropped_but_not_its_neighbour() -> None:
+    # A finer pass's box on half of a die (1.5 times smaller, centred a quarter side from the
+    # die's centre) goes; a neighbour whose centre falls inside the die's loose box, half a
+    # side from its centre, stays; so does a part read more surely than the die.
+    die = [0, 0, 150, 150]
+    half = [0, 30, 100, 130]  # centre (50, 80): 25 px from the die's (75, 75)
+    neighbour = [100, 40, 190, 130]  # centre (145, 85), inside the die's box: 70 px away
+    xyxy = np.array([die, half, neighbour], np.float32)
+    assert scales.inside_bigger(xyxy, _read((6, 0.99), (4, 0.7), (2, 0.95))).tolist() == [
+        False, True, False]
+    assert scales.inside_bigger(xyxy, _read((6, 0.95), (4, 0.99), (2, 0.9))).tolist() == [
+        False, False, False]
 
 
 def test_tiles_cover_the_pass_and_keep_each_point_once() -> None:
@@ -100,37 +143,18 @@ def test_tiles_cover_the_pass_and_keep_each_point_once() -> None:
             assert i == len(spans) - 1 or end - keep_to >= 48
 
 
-def _labelled(item) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
-    img = cv2.imread(str(item.image))
-    h, w = img.shape[:2]
-    b = item.boxes * np.array([w, h, w, h])
-    return img, np.column_stack([b[:, :2] - b[:, 2:] / 2, b[:, :2] + b[:, 2:] / 2])
-
-
-def _score(read, photos: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[float, float]:  # noqa: ANN001
-    found = right = total = 0
-    for img, lab, values in photos:
-        det = read(img)
-        pairs = {j: p for p, j in match(det.xyxy, lab)}
-        total += len(lab)
-        found += len(pairs)
-        right += sum(int(det.value[p]) == int(values[j]) for j, p in pairs.items())
-    return found / total, right / total
+def _read_share(reader: DiceReader, real_dice: Path, row: str) -> tuple[float, float, int]:
+    """(found, read, extra boxes) of one row of models.training.scale_table."""
+    r = scale_table.score(reader.read, scale_table.photos_of(row, list_dataset(real_dice,
+                                                                                 "test")))
+    return r["found"], r["read"], r["extra"]
 
 
 def test_a_large_photo_of_small_dice(real_dice: Path, reader: DiceReader) -> None:
     # Nine test photos tiled 3x3 into a 1920-px photo: dice of 2 % of its width, as a phone's
-    # photo of a whole table. Measured: found 0.993, read 0.976; main pass alone 0.66 / 0.56.
-    items = list_dataset(real_dice, "test")
-    photos = []
-    for start in range(0, 45, 9):
-        tiles = [_labelled(it) for it in items[start:start + 9]]
-        img = np.vstack([np.hstack([tiles[3 * r + c][0] for c in range(3)]) for r in range(3)])
-        lab = np.concatenate([t[1] + [640 * (k % 3), 640 * (k // 3)] * 2
-                              for k, t in enumerate(tiles)])
-        values = np.concatenate([it.values for it in items[start:start + 9]])
-        photos.append((img, lab, values))
-    found, right = _score(reader.read, photos)
+    # photo of a whole table. Measured (scale_table): found 0.993, read 0.976; main pass
+    # alone 0.66 / 0.54.
+    found, right, _ = _read_share(reader, real_dice, "3x3")
     assert found >= 0.98 and right >= 0.96, (found, right)
 
 
@@ -150,23 +174,11 @@ def test_a_tiled_pass_finds_what_the_whole_pass_finds(real_dice: Path,
     assert np.median(shift) < 0.01 and max(shift) < 4, shift
 
 
-def test_a_close_up_of_dice(real_dice: Path, reader: DiceReader) -> None:
-    # Every third test die, cut out with its neighbourhood so that it is 40 % of a 640-px
-    # photo. Measured: read 0.928 (dice fully inside; classifier F3 0.893); main pass alone
-    # 0.60 (F3).
-    photos = []
-    for it in list_dataset(real_dice, "test"):
-        img, lab = _labelled(it)
-        for k in range(0, len(lab), 3):
-            side = int(max(lab[k, 2:] - lab[k, :2]) / 0.4)
-            cx, cy = (lab[k, :2] + lab[k, 2:]) / 2
-            x0 = int(np.clip(cx - side / 2, 0, 640 - side))
-            y0 = int(np.clip(cy - side / 2, 0, 640 - side))
-            zoom = 640 / side
-            crop = cv2.resize(img[y0:y0 + side, x0:x0 + side], (640, 640),
-                              interpolation=cv2.INTER_CUBIC)
-            z = (lab - [x0, y0, x0, y0]) * zoom
-            inside = (z[:, :2] >= 0).all(axis=1) & (z[:, 2:] <= 640).all(axis=1)
-            photos.append((crop, z[inside], it.values[inside]))
-    found, right = _score(reader.read, photos)
-    assert found >= 0.98 and right >= 0.86, (found, right)
+def test_close_ups_of_dice(real_dice: Path, reader: DiceReader) -> None:
+    # Every third test die cut out with its neighbourhood so that it is 40 % / 50 % of a
+    # 640-px photo. Measured (scale_table, classifier F4): read 0.950 / 0.950, 19 / 20 extra
+    # boxes (of 139 / 121 dice); main pass alone 0.61 / 0.25. Before the 128-px pass and the
+    # parts rule: 0.928 / 0.851, 82 / 90 extra.
+    for row, floor in (("40", 0.93), ("50", 0.94)):
+        found, right, extra = _read_share(reader, real_dice, row)
+        assert found >= 0.98 and right >= floor and extra <= 30, (row, found, right, extra)
