@@ -39,10 +39,10 @@ from vision.detector import PAD_MULTIPLE, DiceDetector, nms, resize_long_side
 #: side): at 256 px a die of 14 % of the photo is 36 px, at 128 px one of 28 % is. The 128-px
 #: pass reads the close-ups whose dice the 256-px pass sees at over 80 px, in pips and
 #: halves (``models.training.scale_table``, classifier F4: zoomed test dice of 40 / 50 % read
-#: 0.928 / 0.851 without it, 0.950 / 0.950 with it and the rules of :func:`inside_bigger`,
-#: extra boxes 82 / 90 -> 19 / 20; rendered single dice of 160 px in 640 x 480 0.125 ->
+#: 0.928 / 0.851 without it, 0.950 / 0.959 with it and the rules of :func:`inside_bigger`,
+#: extra boxes 82 / 90 -> 16 / 18; rendered single dice of 160 px in 640 x 480 0.125 ->
 #: 0.583; the real photos as published and tiled unchanged). Its boxes round clusters of
-#: dice are dropped when read unsurely or round more dice than their value.
+#: dice are dropped when read unsurely or round boxes that cannot be their pips.
 COARSE_PASSES = ((256, 0.14), (128, 0.28))
 #: Dice whose median box side, at the scale of the pass that found them, is under this many
 #: px are looked for again at twice the resolution: the detector's boxes of real dice at
@@ -191,10 +191,12 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     probabilities of each one's face (classes 0-5 the pip values 1-6).
 
     A box whose centre lies inside a box at least :data:`INSIDE` times its side is a pip of
-    that die when that die is read at :data:`SURE_BIG` or more and holds no more such boxes
-    than its value. Otherwise the big box is a coarse pass's box round several dice and is
-    dropped itself (seeded synthetic tables: a box round five dice read as a 4 at 0.95, one
-    round three read as a 1 at 0.91, took 8 dice with them before the count).
+    that die when that die is read at :data:`SURE_BIG` or more and the boxes inside it could
+    be its pips: no more of them than its value, or at most one of them read surely as
+    anything but a 1 (a half or a corner of the die). Otherwise the big box is a coarse
+    pass's box round several dice and is dropped itself (seeded synthetic tables: a box
+    round five dice read as a 4 at 0.95, one round three read as a 1 at 0.91, took 8 dice
+    with them before these tests).
 
     A box :data:`PART` to :data:`INSIDE` times smaller than a surely read die, centred
     within :data:`PART_DEPTH` of its side from that die's centre and read less surely than
@@ -213,11 +215,14 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
               & (side[None, :] >= INSIDE * side[:, None]))
     holds = within.any(axis=0)
     # A die of value v shows v pips; a symbol face (classes past the pips) any number of
-    # marks. Asking also that every box inside look like a pip (read as a 1, or unsurely)
-    # cost the zoomed test dice of 40 / 50 % 0.13 / 0.26 of their reading: halves and
-    # corners of a die inside it are read surely as other values.
+    # marks. A pip alone reads as a 1 or unsurely; halves and corners of the die can read
+    # surely as other values. Either test alone cost the zoomed test dice: the count 1 die
+    # in 121 at 50 % (a 3 holding its pips and a corner), "at most one sure die inside"
+    # 0.02-0.11 of those of 30-50 % (halves and corners read surely).
     room = np.where(best < 6, best + 1, n)
-    die = holds & (sure >= SURE_BIG) & (within.sum(axis=0) <= room)
+    pip_like = (best == 0) | (sure < SURE_BIG)
+    fits = (within.sum(axis=0) <= room) | ((within & ~pip_like[:, None]).sum(axis=0) <= 1)
+    die = holds & (sure >= SURE_BIG) & fits
     drop = (within & die[None, :]).any(axis=1) | (holds & ~die)
     # Near the centre, not merely inside: a touching neighbour's centre can fall inside a
     # loose box (the zoomed test photos lost 3 dice that way).
