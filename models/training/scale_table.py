@@ -135,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", type=Path, help="folder of the ONNX models (default: shipped)")
     ap.add_argument("--rows", default=",".join(ROWS), help=f"some of {', '.join(ROWS)}")
+    ap.add_argument("--split", default="test", choices=("test", "train"),
+                    help="the real photos to zoom and tile (default test; train: 200 photos, "
+                         "to check a choice made on the test rows)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from models.training.dataset import shared_dir
@@ -148,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                  "classifier_path": args.models / CLASSIFIER_FILE}
     readers = {"main_pass": DiceReader(any_scale=False, **paths),
                "any_scale": DiceReader(**paths)}
-    items = list_dataset(shared_dir() / "data" / "real-dice", "test")
+    items = list_dataset(shared_dir() / "data" / "real-dice", args.split)
     rows = args.rows.split(",")
     unknown = [r for r in rows if r not in ROWS]
     if unknown:

@@ -57,6 +57,19 @@ def test_small_dice_are_looked_for_again_finer_and_the_finest_pass_stands() -> N
     assert len(found) == 5
 
 
+def test_a_photo_of_mixed_sizes_is_also_read_finer_and_the_passes_merged() -> None:
+    # A 1280-px photo: at the main pass (0.4x) two dice of 20 px, two of 16 and two cluster
+    # boxes of 50: median 20 px, a quarter under 18, so the 1024-px pass runs as well and
+    # its dice join the main and coarse passes' boxes instead of replacing them.
+    main = [(100.0 + 100 * i, 100.0, 100.0 + 100 * i + s, 100.0 + s)
+            for i, s in enumerate((50, 50, 40, 40, 125, 125))]
+    fine = [(100.0, 600.0, 130.0, 630.0), (200.0, 600.0, 232.0, 632.0)]
+    det = FakeDetector({512: _boxes(*main), 1024: _boxes(*fine)})
+    found = scales.detect_at_scales(det, _photo(1280), tile=None)  # type: ignore[arg-type]
+    assert det.calls == [512, 1024, 256, 128]
+    assert len(found) == len(main) + len(fine)
+
+
 def test_a_close_up_keeps_the_coarse_pass_big_box_and_merges_duplicates() -> None:
     big = (100.0, 100.0, 400.0, 400.0)  # 300 px of a 640-px photo: 47 %
     pip = (230.0, 230.0, 270.0, 270.0)  # what the main pass boxes on it (40 px)
