@@ -13,13 +13,19 @@ of the image read 0.927 / 0.850 / 0.600 / 0.240, and photos of 2x2 / 3x3 / 4x4 t
   only in a photo whose dice were not small (there they box clusters of small dice as one);
 - finer passes at twice the resolution each (up to the photo's own and :data:`FINEST`) follow
   while the dice found are still small at the pass that found them (:data:`SMALL_DIE`), the
-  last of them standing for the main pass;
+  last of them standing for the main pass; when only a quarter of them are small
+  (:data:`SOME_SMALL`: dice of mixed sizes, or packed so densely that the main pass boxes
+  clusters), the finer passes are merged with the main and coarse ones instead;
 - a pass longer than :data:`TILE` px runs in tiles on the detector's grid, which bounds its
   memory and reads as the whole pass does;
 - all boxes are merged by NMS, and once read, a die whose centre lies inside a die much larger
   than itself (:data:`INSIDE`) is dropped: a pip of that die, found by a pass too fine for
-  it; so is one a little smaller (:data:`PART`) centred near that die's centre, read less
+  it (unless those boxes cannot be its pips: then the big box, round several dice, goes);
+  so is one a little smaller (:data:`PART`) centred near that die's centre, read less
   surely: a half or a corner of it.
+
+``models.training.scale_table`` measures all of this on the real photos zoomed and tiled
+and on rendered close-ups (its figures are in the model card).
 
 Photos whose dice the main pass already reads (the real-dice set, 28 px at 512; the bench's
 camera frames, 20 px) pay only the coarse passes (a quarter and a sixteenth of its pixels).
