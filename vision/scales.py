@@ -46,7 +46,7 @@ from vision.detector import PAD_MULTIPLE, DiceDetector, nms, resize_long_side
 #: pass reads the close-ups whose dice the 256-px pass sees at over 80 px, in pips and
 #: halves (``models.training.scale_table``, classifier F4: zoomed test dice of 40 / 50 % read
 #: 0.928 / 0.851 without it, 0.950 / 0.959 with it and the rules of :func:`inside_bigger`,
-#: extra boxes 82 / 90 -> 16 / 18; rendered single dice of 160 px in 640 x 480 0.125 ->
+#: extra boxes 82 / 90 -> 14 / 17; rendered single dice of 160 px in 640 x 480 0.125 ->
 #: 0.583; the real photos as published and tiled unchanged). Its boxes round clusters of
 #: dice are dropped when read unsurely or round boxes that cannot be their pips.
 COARSE_PASSES = ((256, 0.14), (128, 0.28))
@@ -84,6 +84,12 @@ PART = 1.3
 #: half or a corner of a die is centred within a quarter side of it; a neighbouring die,
 #: whose centre may fall inside a loose box, lies about half a side or more away.
 PART_DEPTH = 0.3
+#: Two boxes of about one size (under PART times) whose centres lie within this share of
+#: each other's side, read as the same value, are one die seen twice; the surer stays. Such
+#: pairs (two passes' boxes offset by a quarter to a half side, IoU 0.33-0.45, kept by NMS)
+#: were a fifth of the zoomed train photos' extra boxes; labelled real dice never lie so
+#: (no label box of the 250 photos holds another's centre).
+TWIN_DEPTH = 0.45
 #: A big box with dice inside it stands for one die only when its face is read this surely.
 SURE_BIG = 0.9
 #: IoU above which two passes' boxes are one die (the detector's own NMS threshold).
@@ -223,7 +229,9 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
 
     A box :data:`PART` to :data:`INSIDE` times smaller than a surely read die, centred
     within :data:`PART_DEPTH` of its side from that die's centre and read less surely than
-    it, is a part of it (a finer pass's box on a half or a corner).
+    it, is a part of it (a finer pass's box on a half or a corner). Of two boxes of about
+    one size, each centred within :data:`TWIN_DEPTH` of the other's side and read as the
+    same value, the less surely read is that die seen twice.
     """
     n = len(xyxy)
     if n < 2:
@@ -253,4 +261,12 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     part = (deep & (side[None, :] >= PART * side[:, None])
             & (side[None, :] < INSIDE * side[:, None])
             & (sure[None, :] >= SURE_BIG) & (sure[None, :] > sure[:, None]))
-    return drop | (part & ~drop[None, :]).any(axis=1)
+    # Two boxes of about one size on one die (two passes' boxes, offset so that NMS kept
+    # both): the same value read, each centre well inside the other's box.
+    near = np.abs(c[:, None, :] - c[None, :, :]).max(axis=2) <= TWIN_DEPTH * side[None, :]
+    first = np.arange(n)[None, :] < np.arange(n)[:, None]  # ties: the earlier box stays
+    twin = (near & near.T & (best[:, None] == best[None, :])
+            & (side[None, :] < PART * side[:, None]) & (side[:, None] < PART * side[None, :])
+            & ((sure[None, :] > sure[:, None]) | ((sure[None, :] == sure[:, None]) & first)))
+    drop = drop | (part & ~drop[None, :]).any(axis=1)
+    return drop | (twin & ~drop[None, :]).any(axis=1)
