@@ -184,6 +184,17 @@ def test_a_large_photo_of_small_dice(real_dice: Path, reader: DiceReader) -> Non
     assert found >= 0.98 and right >= 0.96, (found, right)
 
 
+def test_densely_packed_small_dice_are_looked_for_finer(real_dice: Path,
+                                                      reader: DiceReader) -> None:
+    # The first nine train photos tiled 3x3 (1920 px): 164 dice, many packed so densely that
+    # the main pass boxes clusters of them, lifting the median box to 19 px at 512, so no
+    # finer pass ran: 44 found. A quarter of the boxes under 18 px now runs them too.
+    # Measured: found 0.909, read 0.872, 17 extra boxes.
+    photo = next(scale_table.tiled(list_dataset(real_dice, "train")[:9], 3))
+    r = scale_table.score(reader.read, iter([photo]))
+    assert r["dice"] == 164 and r["found"] >= 0.88 and r["read"] >= 0.84, r
+
+
 def test_a_tiled_pass_finds_what_the_whole_pass_finds(real_dice: Path,
                                                       reader: DiceReader) -> None:
     # Four test photos side by side, 2560 px: the main pass finds dice of 13 px, so the
