@@ -171,26 +171,29 @@ def detect_at_scales(detector: DiceDetector, image: np.ndarray,
     in tiles."""
     long = max(image.shape[:2])
     main = found = detector(image)
-    side = detector.long_side
-    while side < min(long, FINEST) and _small(found, side / long):
-        # The finer pass replaces the coarser one: at the coarser scale these dice were
-        # under the detector's range, where it also boxes two touching dice as one.
-        side = min(2 * side, long, FINEST)
-        found = detect_pass(detector, image, side, tile)
-    if len(main) and _small(main, detector.long_side / long) and len(found):
-        # A photo of small dice: its coarse passes see clusters of them as one big "die"
-        # (3x3 tiled test photos: three boxes of 200+ px that took 42 dice with them).
-        return found
-    parts = [found]
-    if long >= 2 * detector.long_side and _small(main, detector.long_side / long, SOME_SMALL):
+    main_scale = detector.long_side / long
+    parts = []
+    if _small(main, main_scale):
+        side = detector.long_side
+        while side < min(long, FINEST) and _small(found, side / long):
+            # The finer pass replaces the coarser one: at the coarser scale these dice were
+            # under the detector's range, where it also boxes two touching dice as one.
+            side = min(2 * side, long, FINEST)
+            found = detect_pass(detector, image, side, tile)
+        if len(main) and len(found):
+            # A photo of small dice: its coarse passes see clusters of them as one big "die"
+            # (3x3 tiled test photos: three boxes of 200+ px that took 42 dice with them).
+            return found
+    elif long >= 2 * detector.long_side and _small(main, main_scale, SOME_SMALL):
         # Dice of mixed sizes, or small dice packed so densely that the main pass boxes
         # clusters of them (a median over 18 px): the finer passes run as well, merged with
         # the main and coarse passes, whose boxes round clusters inside_bigger drops.
+        parts.append(main)
         side = detector.long_side
         while side < min(long, FINEST) and _small(found, side / long, SOME_SMALL):
             side = min(2 * side, long, FINEST)
             found = detect_pass(detector, image, side, tile)
-        parts.append(found)
+    parts.append(found)
     src, src_scale = image, 1.0
     for coarse_side, share in COARSE_PASSES:
         if coarse_side >= detector.long_side:

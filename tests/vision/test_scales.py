@@ -87,6 +87,10 @@ def test_a_photo_with_nothing_found_is_read_finer_then_coarser() -> None:
     det = FakeDetector({})
     assert len(scales.detect_at_scales(det, _photo(640))) == 0  # type: ignore[arg-type]
     assert det.calls == [512, 640, 256, 128]
+    # A large photo where nothing is found: each finer pass once, then the coarse ones.
+    det = FakeDetector({})
+    assert len(scales.detect_at_scales(det, _photo(2560), tile=None)) == 0  # type: ignore[arg-type]
+    assert det.calls == [512, 1024, 2048, 256, 128]
 
 
 def _read(*readings: tuple[int, float]) -> np.ndarray:
