@@ -12,6 +12,10 @@ with floors):
 - ``15`` ... ``50`` (% of the photo): every third test die cut out with its neighbourhood
   so that it is that share of a 640-px square photo (cubic upscale); the dice wholly inside
   are scored;
+- ``shrink-66``, ``shrink-55``: each test photo shrunk to that % and set in the corner of
+  a 640-px photo filled with its median colour (dice of about 4 / 3.4 % of the width: 21 /
+  18 px at the main pass, the bottom of the detector's range, where the bench's camera
+  frames are);
 - ``2x2`` ... ``4x4``: n x n test photos side by side (640 px each), in order, as many whole
   groups as the 50 photos make;
 - ``render-90`` ... ``render-160``: 60 rendered 640 x 480 photos of one die of that many px
@@ -36,9 +40,11 @@ import numpy as np
 from vision.evaluate import Labelled, match
 
 ZOOMS = (15, 20, 30, 40, 50)
+SHRINKS = (66, 55)
 TILINGS = (2, 3, 4)
 RENDERED_PX = (90, 120, 160)
-ROWS = ("as-published", *(str(z) for z in ZOOMS), *(f"{n}x{n}" for n in TILINGS),
+ROWS = ("as-published", *(str(z) for z in ZOOMS), *(f"shrink-{k}" for k in SHRINKS),
+        *(f"{n}x{n}" for n in TILINGS),
         *(f"render-{px}" for px in RENDERED_PX))
 RENDERED_SCENES = 60
 RENDER_SEED = 7_300_000
@@ -79,6 +85,19 @@ def zoomed(items: list[Labelled], share: float, every: int = 3) -> Iterator[Phot
             yield photo, z[inside], values[inside], np.clip(z[cut], 0, PHOTO_PX)
 
 
+def shrunk(items: list[Labelled], share: float) -> Iterator[Photo]:
+    """Each photo shrunk to ``share`` of its size, in the corner of a :data:`PHOTO_PX`
+    photo of its median colour (a mirrored border would add copies of its dice)."""
+    for it in items:
+        img, lab, values, _ = labelled(it)
+        small = cv2.resize(img, None, fx=share, fy=share, interpolation=cv2.INTER_AREA)
+        h, w = small.shape[:2]
+        colour = [int(v) for v in np.median(small.reshape(-1, 3), axis=0)]
+        photo = cv2.copyMakeBorder(small, 0, max(PHOTO_PX - h, 0), 0, max(PHOTO_PX - w, 0),
+                                   cv2.BORDER_CONSTANT, value=colour)
+        yield photo, lab * share, values, np.zeros((0, 4))
+
+
 def tiled(items: list[Labelled], n: int) -> Iterator[Photo]:
     """n x n photos side by side (each scaled to :data:`PHOTO_PX`), in order."""
     for start in range(0, len(items) - n * n + 1, n * n):
@@ -111,6 +130,8 @@ def photos_of(row: str, items: list[Labelled]) -> Iterator[Photo]:
         return rendered(float(row.split("-")[1]))
     if row == "as-published":
         return (labelled(it) for it in items)
+    if row.startswith("shrink-"):
+        return shrunk(items, int(row.split("-")[1]) / 100)
     if "x" in row:
         return tiled(items, int(row.split("x")[0]))
     return zoomed(items, int(row) / 100)
