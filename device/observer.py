@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from device.observer_camera import CameraFit
-from device.observer_dice import DICE_ZONES, DiceReading, DieTracker
+from device.observer_dice import DICE_ZONES, DiceReading, DieTracker, shared_readers
 from device.observer_pieces import PIECE_ZONES, PiecesReading
 from device.observer_zones import DICE_CELL_MM, DICE_PPM
 from engine.observation import Observation, Observed
@@ -76,17 +76,14 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
     """card id -> the look of its top band, learnt from the pyramid as dealt"""
 
     def __post_init__(self) -> None:
-        from vision.dietypes import game_types
-
-        if self.reader is None:
-            from vision.reader import DiceReader
-
-            # The table's scale is known from the mat: its dice are at the main pass's sizes.
-            self.reader = DiceReader(any_scale=False)
-        if self.face_reader is None and game_types(self.game):
-            from vision.faces import DieFaceReader
-
-            self.face_reader = DieFaceReader()
+        if self.reader is None or self.face_reader is None:
+            # One reader pair per process and game (shared_readers: the table's scale is
+            # known from the mat, so the dice reader keeps to its main pass).
+            reader, faces = shared_readers(self.game)
+            if self.reader is None:
+                self.reader = reader
+            if self.face_reader is None:
+                self.face_reader = faces
 
     def __call__(self, frame: Frame) -> Observation:
         return self.observe(frame.image, frame.seq)
