@@ -4,9 +4,10 @@ The detector reads dice of about 18-80 px at its input, which is the photo shrun
 side of 512 px. A photo's dice need not be that size there: a close-up of two dice fills a
 third of the frame (150-250 px at 512), a phone's 4000-px photo of a whole table shows dice of
 2 % of its width (10 px at 512). Measured on the real test photos (``dicetable eval``'s set),
-zoomed in or tiled into larger photos, with the main pass alone: dice of 20 / 30 / 40 / 50 %
-of the image read 0.927 / 0.850 / 0.600 / 0.240, and photos of 2x2 / 3x3 / 4x4 test photos
-(dice of 3.1 / 2.1 / 1.6 %) found 0.93 / 0.66 / 0.32 of their dice. So:
+zoomed in or tiled into larger photos, with the main pass alone (``models.training.scale_table``,
+classifier F4): dice of 20 / 30 / 40 / 50 % of the image read 0.939 / 0.865 / 0.612 / 0.248,
+and photos of 2x2 / 3x3 / 4x4 test photos (dice of 3.1 / 2.1 / 1.6 %) found 0.930 / 0.660 /
+0.331 of their dice. So:
 
 - coarser passes (:data:`COARSE_PASSES`) see the photo at 256 and 128 px, where a close-up's
   dice have the main pass's sizes; they keep only boxes too big for the finer passes, and
@@ -24,10 +25,10 @@ of the image read 0.927 / 0.850 / 0.600 / 0.240, and photos of 2x2 / 3x3 / 4x4 t
   so is one a little smaller (:data:`PART`) centred near that die's centre, read less
   surely: a half or a corner of it.
 
-``models.training.scale_table`` measures all of this on the real photos zoomed and tiled
-and on rendered close-ups (its figures are in the model card).
+``models.training.scale_table`` measures all of this on the real photos zoomed, shrunk and
+tiled and on rendered close-ups (its figures are in the model card).
 
-Photos whose dice the main pass already reads (the real-dice set, 28 px at 512; the bench's
+Photos whose dice the main pass already reads (the real-dice set, 32 px at 512; the bench's
 camera frames, 20 px) pay only the coarse passes (a quarter and a sixteenth of its pixels).
 The live table does not use this: its scale is known from the mat's calibration.
 """
@@ -51,15 +52,16 @@ from vision.detector import PAD_MULTIPLE, DiceDetector, nms, resize_long_side
 #: dice are dropped when read unsurely or round boxes that cannot be their pips.
 COARSE_PASSES = ((256, 0.14), (128, 0.28))
 #: Dice whose median box side, at the scale of the pass that found them, is under this many
-#: px are looked for again at twice the resolution: the detector's boxes of real dice at
-#: 14-16 px (the tiled photos) found a third to nine tenths of them, at 28 px all.
+#: px are looked for again at twice the resolution: the main pass alone found real test dice
+#: of 8 / 11 / 16 / 18 / 21 px (the 4x4, 3x3 and 2x2 tiles, the photos shrunk to 55 and 66 %)
+#: 0.331 / 0.660 / 0.930 / 0.948 / 0.990, at 32 px all (``scale_table``).
 SMALL_DIE = 18.0
 #: A photo at least twice the main pass's side whose dice are not small by their median but
 #: a quarter of them are (this percentile) is also read finer, the passes merged: 3x3 / 4x4
 #: tiled train photos, one of them of 164 dice packed so densely that the main pass boxed
 #: clusters (median 19 px), read 0.884 / 0.803 without it, 0.963 / 0.969 with it
-#: (``models.training.scale_table --split train``). The bench's frames (p25 18.4-19.8 px)
-#: stay at the main and coarse passes.
+#: (``models.training.scale_table --split train``). The bench's three frames (their quarter
+#: at 18.4-19.8 px, seen once by a probe) stay at the main and coarse passes.
 SOME_SMALL = 25.0
 #: The finest pass's longer side (a 4000-px photo is read at 2048 at most: 16 times the main
 #: pass's pixels, a quarter of a second on one core).
@@ -86,9 +88,12 @@ PART = 1.3
 PART_DEPTH = 0.3
 #: Two boxes of about one size (under PART times) whose centres lie within this share of
 #: each other's side, read as the same value, are one die seen twice; the surer stays. Such
-#: pairs (two passes' boxes offset by a quarter to a half side, IoU 0.33-0.45, kept by NMS)
-#: were a fifth of the zoomed train photos' extra boxes; labelled real dice never lie so
-#: (no label box of the 250 photos holds another's centre).
+#: pairs are two passes' boxes offset by a quarter to a half side, which NMS keeps: dropping
+#: them took the zoomed train photos' extra boxes from 374 to 308 over the five zoom rows
+#: (``scale_table --split train``), no die lost on those rows. Labelled real dice do not lie
+#: so (no label box of the 250 photos holds another's centre: checked once, not by a command
+#: kept here), but the detector's boxes of small touching dice can: on ``big_photo``'s 12-MP
+#: photo it merged two read as a 1, one a misread 5 (178 -> 177 found, 175 right both ways).
 TWIN_DEPTH = 0.45
 #: A big box with dice inside it stands for one die only when its face is read this surely.
 SURE_BIG = 0.9
@@ -174,25 +179,20 @@ def detect_at_scales(detector: DiceDetector, image: np.ndarray,
     main_scale = detector.long_side / long
     parts = []
     if _small(main, main_scale):
-        side = detector.long_side
-        while side < min(long, FINEST) and _small(found, side / long):
-            # The finer pass replaces the coarser one: at the coarser scale these dice were
-            # under the detector's range, where it also boxes two touching dice as one.
-            side = min(2 * side, long, FINEST)
-            found = detect_pass(detector, image, side, tile)
+        # The finer pass replaces the coarser one: at the coarser scale these dice were
+        # under the detector's range, where it also boxes two touching dice as one.
+        found = _finer(detector, image, main, tile, 50.0)
         if len(main) and len(found):
             # A photo of small dice: its coarse passes see clusters of them as one big "die"
-            # (3x3 tiled test photos: three boxes of 200+ px that took 42 dice with them).
+            # (3x3 tiled test photos, seen once by a probe: boxes of 200+ px that took
+            # dozens of dice with them).
             return found
     elif long >= 2 * detector.long_side and _small(main, main_scale, SOME_SMALL):
         # Dice of mixed sizes, or small dice packed so densely that the main pass boxes
         # clusters of them (a median over 18 px): the finer passes run as well, merged with
         # the main and coarse passes, whose boxes round clusters inside_bigger drops.
         parts.append(main)
-        side = detector.long_side
-        while side < min(long, FINEST) and _small(found, side / long, SOME_SMALL):
-            side = min(2 * side, long, FINEST)
-            found = detect_pass(detector, image, side, tile)
+        found = _finer(detector, image, main, tile, SOME_SMALL)
     parts.append(found)
     src, src_scale = image, 1.0
     for coarse_side, share in COARSE_PASSES:
@@ -211,6 +211,18 @@ def detect_at_scales(detector: DiceDetector, image: np.ndarray,
     return _merge(parts)
 
 
+def _finer(detector: DiceDetector, image: np.ndarray, main: Detections, tile: int | None,
+           percent: float) -> Detections:
+    """The last of the passes at twice the resolution each (up to the photo's own and
+    :data:`FINEST`), run while the dice the pass before found are small by ``percent``."""
+    long = max(image.shape[:2])
+    side, found = detector.long_side, main
+    while side < min(long, FINEST) and _small(found, side / long, percent):
+        side = min(2 * side, long, FINEST)
+        found = detect_pass(detector, image, side, tile)
+    return found
+
+
 def _small(found: Detections, scale: float, percent: float = 50.0) -> bool:
     """Whether the dice found are under :data:`SMALL_DIE` px at the pass's scale (their
     median, or another percentile), or none were found (a large photo may hold only dice
@@ -226,9 +238,9 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     that die when that die is read at :data:`SURE_BIG` or more and the boxes inside it could
     be its pips: no more of them than its value, or at most one of them read surely as
     anything but a 1 (a half or a corner of the die). Otherwise the big box is a coarse
-    pass's box round several dice and is dropped itself (seeded synthetic tables: a box
-    round five dice read as a 4 at 0.95, one round three read as a 1 at 0.91, took 8 dice
-    with them before these tests).
+    pass's box round several dice and is dropped itself (without these tests the seeded
+    synthetic tables of ``tests/vision/test_reader.py`` lost 8 dice, 470 -> 462 found, to
+    such boxes).
 
     A box :data:`PART` to :data:`INSIDE` times smaller than a surely read die, centred
     within :data:`PART_DEPTH` of its side from that die's centre and read less surely than
@@ -250,9 +262,9 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     holds = within.any(axis=0)
     # A die of value v shows v pips; a symbol face (classes past the pips) any number of
     # marks. A pip alone reads as a 1 or unsurely; halves and corners of the die can read
-    # surely as other values. Either test alone cost the zoomed test dice: the count 1 die
-    # in 121 at 50 % (a 3 holding its pips and a corner), "at most one sure die inside"
-    # 0.02-0.11 of those of 30-50 % (halves and corners read surely).
+    # surely as other values. Either test alone cost the zoomed test dice (scale_table run
+    # on each variant): the count 1 die in 121 at 50 %, "at most one sure die inside"
+    # 0.02-0.11 of those of 30-50 %.
     room = np.where(best < 6, best + 1, n)
     pip_like = (best == 0) | (sure < SURE_BIG)
     fits = (within.sum(axis=0) <= room) | ((within & ~pip_like[:, None]).sum(axis=0) <= 1)
@@ -260,13 +272,15 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     drop = (within & die[None, :]).any(axis=1) | (holds & ~die)
     # Near the centre, not merely inside: a touching neighbour's centre can fall inside a
     # loose box (the zoomed test photos lost 3 dice that way).
-    deep = (np.abs(c[:, None, :] - c[None, :, :]).max(axis=2) <= PART_DEPTH * side[None, :])
+    # (i, j): how far box i's centre lies from box j's, on the farther axis
+    offset = np.abs(c[:, None, :] - c[None, :, :]).max(axis=2)
+    deep = offset <= PART_DEPTH * side[None, :]
     part = (deep & (side[None, :] >= PART * side[:, None])
             & (side[None, :] < INSIDE * side[:, None])
             & (sure[None, :] >= SURE_BIG) & (sure[None, :] > sure[:, None]))
     # Two boxes of about one size on one die (two passes' boxes, offset so that NMS kept
     # both): the same value read, each centre well inside the other's box.
-    near = np.abs(c[:, None, :] - c[None, :, :]).max(axis=2) <= TWIN_DEPTH * side[None, :]
+    near = offset <= TWIN_DEPTH * side[None, :]
     first = np.arange(n)[None, :] < np.arange(n)[:, None]  # ties: the earlier box stays
     twin = (near & near.T & (best[:, None] == best[None, :])
             & (side[None, :] < PART * side[:, None]) & (side[:, None] < PART * side[None, :])

@@ -28,34 +28,27 @@ COLUMNS, ROWS = 6, 4
 
 def photo() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(image, label boxes in its pixels, values) of the tiled test photos."""
-    import cv2
-
     from models.training.dataset import shared_dir
+    from models.training.scale_table import tiled
     from vision.evaluate import list_dataset
 
-    items = list_dataset(shared_dir() / "data" / "real-dice", "test")[:COLUMNS * ROWS]
-    tiles, boxes = [], []
-    for k, it in enumerate(items):
-        tiles.append(cv2.resize(cv2.imread(str(it.image)), (TILE_PX, TILE_PX),
-                                interpolation=cv2.INTER_CUBIC))
-        b = it.boxes * TILE_PX
-        ox, oy = TILE_PX * (k % COLUMNS), TILE_PX * (k // COLUMNS)
-        boxes.append(np.column_stack([b[:, :2] - b[:, 2:] / 2, b[:, :2] + b[:, 2:] / 2])
-                     + [ox, oy, ox, oy])
-    image = np.vstack([np.hstack(tiles[r * COLUMNS:(r + 1) * COLUMNS]) for r in range(ROWS)])
-    return image, np.concatenate(boxes), np.concatenate([it.values for it in items])
+    items = list_dataset(shared_dir() / "data" / "real-dice", "test")
+    image, boxes, values, _ = next(tiled(items, COLUMNS, ROWS, TILE_PX))
+    return image, boxes, values
 
 
 def read_once(tiled: bool) -> dict:
     """One reading in this process (call in a fresh one)."""
+    import functools
+
+    from vision import reader as reader_module
     from vision import scales
     from vision.evaluate import match
-    from vision.reader import DiceReader
 
     image, boxes, values = photo()
-    if not tiled:
-        scales.detect_at_scales.__defaults__ = (None,)
-    reader = DiceReader()
+    if not tiled:  # the reader's passes, each whole
+        reader_module.detect_at_scales = functools.partial(scales.detect_at_scales, tile=None)
+    reader = reader_module.DiceReader()
     t0 = time.perf_counter()
     det = reader.read(image)
     seconds = time.perf_counter() - t0

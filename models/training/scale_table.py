@@ -98,21 +98,25 @@ def shrunk(items: list[Labelled], share: float) -> Iterator[Photo]:
         yield photo, lab * share, values, np.zeros((0, 4))
 
 
-def tiled(items: list[Labelled], n: int) -> Iterator[Photo]:
-    """n x n photos side by side (each scaled to :data:`PHOTO_PX`), in order."""
-    for start in range(0, len(items) - n * n + 1, n * n):
-        tiles = [labelled(it) for it in items[start:start + n * n]]
-        rows, boxes, values = [], [], []
-        for r in range(n):
-            row = []
-            for c in range(n):
-                img, lab, val, _ = tiles[r * n + c]
-                sy, sx = PHOTO_PX / img.shape[0], PHOTO_PX / img.shape[1]
-                row.append(cv2.resize(img, (PHOTO_PX, PHOTO_PX), interpolation=cv2.INTER_CUBIC))
-                boxes.append(lab * [sx, sy, sx, sy] + [PHOTO_PX * c, PHOTO_PX * r] * 2)
+def tiled(items: list[Labelled], columns: int, rows: int | None = None,
+          px: int = PHOTO_PX) -> Iterator[Photo]:
+    """``columns`` x ``rows`` (default as many) photos side by side, each scaled to ``px``,
+    in order: as many whole groups as ``items`` make."""
+    rows = rows or columns
+    n = columns * rows
+    for start in range(0, len(items) - n + 1, n):
+        tiles = [labelled(it) for it in items[start:start + n]]
+        lines, boxes, values = [], [], []
+        for r in range(rows):
+            line = []
+            for c in range(columns):
+                img, lab, val, _ = tiles[r * columns + c]
+                sy, sx = px / img.shape[0], px / img.shape[1]
+                line.append(cv2.resize(img, (px, px), interpolation=cv2.INTER_CUBIC))
+                boxes.append(lab * [sx, sy, sx, sy] + [px * c, px * r] * 2)
                 values.append(val)
-            rows.append(np.hstack(row))
-        yield np.vstack(rows), np.concatenate(boxes), np.concatenate(values), np.zeros((0, 4))
+            lines.append(np.hstack(line))
+        yield np.vstack(lines), np.concatenate(boxes), np.concatenate(values), np.zeros((0, 4))
 
 
 def rendered(die_px: float, scenes: int = RENDERED_SCENES) -> Iterator[Photo]:

@@ -126,6 +126,7 @@ def camera_shift(x: torch.Tensor, gen: torch.Generator, kind: str = "full") -> t
             cv2.IMREAD_COLOR) / np.float32(255.0))
     return x
 
+
 def augment(x: torch.Tensor, gen: torch.Generator, strong: bool = False,
             gloss: float = 0.0, camera: str = "") -> torch.Tensor:
     """x: (B, 3, H, W) float in [0, 1] -> augmented copy (``strong``: + colour cast, gamma;
