@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.reader import DiceReader
-from vision.renderer import CameraPose, DieSpec, Scene, render
+from vision.renderer import CameraPose, DieSpec, Rendered, Scene, render
 from vision.scenes import random_look
 
 logger = logging.getLogger(__name__)
@@ -26,8 +26,14 @@ logger = logging.getLogger(__name__)
 def bench_frames(n: int = 3, width: int = 1280, height: int = 960, dice: int = 40,
                  seed: int = 0) -> list[np.ndarray]:
     """``n`` seeded frames, each with ``dice`` dice on a grid with random jitter and yaw."""
+    return [r.image for r in bench_renders(n, width, height, dice, seed)]
+
+
+def bench_renders(n: int = 3, width: int = 1280, height: int = 960, dice: int = 40,
+                  seed: int = 0) -> list[Rendered]:
+    """The renders of :func:`bench_frames`, with their dice's boxes and values."""
     rng = np.random.default_rng(seed)
-    frames = []
+    renders = []
     cam = CameraPose(width=width, height=height, fov_deg=60, distance_mm=600)
     half = cam.pixel_to_table(np.array([[width * 0.06, height * 0.08],
                                         [width * 0.94, height * 0.92]]))
@@ -42,9 +48,9 @@ def bench_frames(n: int = 3, width: int = 1280, height: int = 960, dice: int = 4
                                  y_mm=float(y + rng.uniform(-8, 8)),
                                  value=int(rng.integers(1, 7)), yaw_deg=float(rng.uniform(0, 90)),
                                  look=random_look(rng)))
-        frames.append(render(Scene(dice=tuple(specs), camera=cam, seed=int(rng.integers(1 << 30))),
-                             jpeg_quality=85).image)
-    return frames
+        renders.append(render(Scene(dice=tuple(specs), camera=cam,
+                                    seed=int(rng.integers(1 << 30))), jpeg_quality=85))
+    return renders
 
 
 def _median_ms(fn: Callable[[], object], repeat: int) -> float:

@@ -6,8 +6,9 @@ third of the frame (150-250 px at 512), a phone's 4000-px photo of a whole table
 2 % of its width (10 px at 512). Measured on the real test photos (``dicetable eval``'s set),
 zoomed in or tiled into larger photos, with the main pass alone (``models.training.scale_table``,
 classifier F4): dice of 20 / 30 / 40 / 50 % of the image read 0.939 / 0.865 / 0.612 / 0.248,
-and photos of 2x2 / 3x3 / 4x4 test photos (dice of 3.1 / 2.1 / 1.6 %) found 0.930 / 0.660 /
-0.331 of their dice. So:
+and photos of 2x2 / 3x3 / 4x4 test photos (dice of 3.1 / 2.1 / 1.6 %) found 0.937 / 0.712 /
+0.405 of their dice (0.930 / 0.660 / 0.331 before the detector's faint peaks,
+:data:`vision.detector.FAINT_PEAK`). So:
 
 - coarser passes (:data:`COARSE_PASSES`) see the photo at 256 and 128 px, where a close-up's
   dice have the main pass's sizes; they keep only boxes too big for the finer passes, and
@@ -54,7 +55,8 @@ COARSE_PASSES = ((256, 0.14), (128, 0.28))
 #: Dice whose median box side, at the scale of the pass that found them, is under this many
 #: px are looked for again at twice the resolution: the main pass alone found real test dice
 #: of 8 / 11 / 16 / 18 / 21 px (the 4x4, 3x3 and 2x2 tiles, the photos shrunk to 55 and 66 %)
-#: 0.331 / 0.660 / 0.930 / 0.948 / 0.990, at 32 px all (``scale_table``).
+#: 0.405 / 0.712 / 0.937 / 0.951 / 0.994, at 32 px all (``scale_table``; before the
+#: detector's faint peaks 0.331 / 0.660 / 0.930 / 0.948 / 0.990).
 SMALL_DIE = 18.0
 #: A photo at least twice the main pass's side whose dice are not small by their median but
 #: a quarter of them are (this percentile) is also read finer, the passes merged: 3x3 / 4x4

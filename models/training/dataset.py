@@ -275,7 +275,7 @@ def real_train(seed: int, crops_per_die: int = 6, exclude: set[str] | frozenset 
     if detector_path is not None and detector_copies > 0:
         from vision.detector import DiceDetector
 
-        det = DiceDetector(detector_path)
+        det = DiceDetector(detector_path, faint=None)
     items = [it for it in real_images("train") if it[0].name not in exclude]
     for path, boxes, classes in tqdm(items, desc="real train photos", unit="photo"):
         img = cv2.imread(str(path), cv2.IMREAD_COLOR)

@@ -134,7 +134,7 @@ def load_photos(detector_path: Path, size: int = 48, seed: int = 0) -> list[Phot
     if cache.exists():
         with open(cache, "rb") as f:
             return pickle.load(f)
-    det = DiceDetector(detector_path)
+    det = DiceDetector(detector_path, faint=None)
     photos = [_photo(p, b, c, det, size, seed)
               for p, b, c in tqdm(_train_items(), desc="real train photos", unit="photo")]
     cache.parent.mkdir(parents=True, exist_ok=True)
