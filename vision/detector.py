@@ -30,8 +30,10 @@ image is small and they are of the sure dice's size (:func:`keep_faint_small`): 
 18-21 px at the network's scale (a camera farther off, a phone photo of the whole table)
 raises a weaker peak than the 32-px dice of the real photos, and the main pass lost 5 % of
 them. Chosen on the train photos shrunk to 55 / 66 % (``models.training.scale_table --split
-train``): peaks down to 0.2 found 0.938 -> 0.954 / 0.979 -> 0.986 of the dice, 0.15 little
-more (0.958 / 0.986) with more boxes on nothing in the photos as published (6 -> 10)."""
+train``, main pass): with the conditions below the share found goes 0.938 -> 0.951 /
+0.979 -> 0.985; every peak over 0.2 kept, 0.954 / 0.986, but the photos as published got
+boxes on nothing (6 -> 15); with the size band alone, 0.2 gave 6 -> 7 and 0.15 gave
+0.953 / 0.985 and 6 -> 10."""
 SMALL_DIE_PX = 24
 """Faint peaks count only when the sure dice's median side is under this at the network's
 scale (the real photos' dice are 32 px there, the bench frames' about 20)."""
@@ -106,7 +108,7 @@ def decode(heat: np.ndarray, peak: np.ndarray, geom: np.ndarray, box: Letterbox,
 
 def keep_faint_small(det: Detections, box: Letterbox, sure: float) -> Detections:
     """The dice at least `sure`, and the fainter ones that are small dice among small dice
-    (:data:`FAINT_PEAK` to :data:`MIN_SURE`). Greedy NMS never lets a fainter box suppress
+    (the conditions of :data:`FAINT_PEAK` and the constants after it). Greedy NMS never lets a fainter box suppress
     a surer one, so the sure dice are those a decode at `sure` gives."""
     is_sure = det.confidence >= sure
     if is_sure.sum() < MIN_SURE or is_sure.all():

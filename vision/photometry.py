@@ -14,8 +14,8 @@ Two global gains per photo, measured on a subsample of about 128 px:
   1 is left alone (every real-dice photo is: 0.017 median, 0.032 at most);
 - exposure: a photo whose brightest 2 % (the max channel, after the balance) are dimmer than
   :data:`LEVEL` is brightened up to it (:data:`MAX_BRIGHTEN` at most), when that is more
-  than :data:`EXPOSURE_DEAD_ZONE`; a photo is never darkened (the detector took the
-  brighter shifts well: gamma 1.7 0.984).
+  than :data:`EXPOSURE_DEAD_ZONE`; a photo is never darkened (not tried: no shift measured
+  brightens a photo by a gain; gamma 0.6 lifts its shadows, which no gain undoes).
 
 Both are per-channel gains of the whole photo, so they cannot make a pip or take one away;
 they only move the photo's colours back to where the models were trained.
@@ -39,6 +39,7 @@ train photos zoomed so a die is 15 / 20 % of the width from 0.984 / 0.985 to 0.9
 DARK = 20.0
 """Pixels this dark (max channel) are noise, not grey."""
 MIN_GREY = 50
+"""With fewer grey pixels than this (a black photo), every pixel of the sample counts."""
 LEVEL = 190.0
 """Brightest 2 % of a photo (max channel), below which it is brightened: the real train
 photos' are 187.5-222 (median 191) by this measure."""
