@@ -108,8 +108,9 @@ def decode(heat: np.ndarray, peak: np.ndarray, geom: np.ndarray, box: Letterbox,
 
 def keep_faint_small(det: Detections, box: Letterbox, sure: float) -> Detections:
     """The dice at least `sure`, and the fainter ones that are small dice among small dice
-    (the conditions of :data:`FAINT_PEAK` and the constants after it). Greedy NMS never lets a fainter box suppress
-    a surer one, so the sure dice are those a decode at `sure` gives."""
+    (the conditions of :data:`FAINT_PEAK` and the constants after it). Greedy NMS never
+    lets a fainter box suppress a surer one, so the sure dice are those a decode at `sure`
+    gives."""
     is_sure = det.confidence >= sure
     if is_sure.sum() < MIN_SURE or is_sure.all():
         return det[is_sure]
