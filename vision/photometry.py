@@ -50,15 +50,20 @@ EXPOSURE_DEAD_ZONE = 1.05
 def light_gains(image: np.ndarray) -> np.ndarray:
     """(3,) float32 BGR gains that balance and expose a (H, W, 3) uint8 BGR photo."""
     step = max(1, max(image.shape[:2]) // SAMPLE_PX)
-    sample = image[::step, ::step].reshape(-1, 3).astype(np.float32)
-    top, bottom = sample.max(axis=1), sample.min(axis=1)
+    # Channel by channel: numpy's max over a last axis of 3 is ten times slower.
+    chans = [c.ravel().astype(np.float32) for c in cv2.split(image[::step, ::step])]
+    top = np.maximum(np.maximum(chans[0], chans[1]), chans[2])
+    bottom = np.minimum(np.minimum(chans[0], chans[1]), chans[2])
     saturation = (top - bottom) / (top + 1.0)
-    grey = sample[(saturation <= np.percentile(saturation, GREY_SHARE)) & (top > DARK)]
-    mean = np.maximum((grey if len(grey) >= MIN_GREY else sample).mean(axis=0), 1.0)
+    grey = (saturation <= np.percentile(saturation, GREY_SHARE)) & (top > DARK)
+    if grey.sum() < MIN_GREY:
+        grey[:] = True
+    mean = np.maximum([float(c[grey].mean()) for c in chans], 1.0)
     gains = np.clip(mean.mean() / mean, 1 / MAX_CAST, MAX_CAST)
     if np.abs(gains - 1).max() < CAST_DEAD_ZONE:
-        gains = np.ones(3, np.float32)
-    bright = float(np.percentile((sample * gains).max(axis=1), 98))
+        gains = np.ones(3)
+    lit = np.maximum(np.maximum(chans[0] * gains[0], chans[1] * gains[1]), chans[2] * gains[2])
+    bright = float(np.percentile(lit, 98))
     lift = min(LEVEL / max(bright, 1.0), MAX_BRIGHTEN)
     if lift > EXPOSURE_DEAD_ZONE:
         gains = gains * lift
