@@ -3,6 +3,7 @@
 Usage::
 
     python -m models.training.card [--models models] [--skip-bench]
+        [--bench-json models/results/bench_20261126.json]
 
 Runs the reader on the real-dice test split and on all 250 photos, and the benchmark, with
 the models in ``--models``, then fills ``card_template.md``. Needs ``../shared`` (or
@@ -26,6 +27,9 @@ from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
 HERE = Path(__file__).resolve().parent
 #: Validation photos of the recipe experiments (``train --val-photos``).
 VAL_PHOTOS = 40
+#: The card's free text that no measurement writes (the test misses read by eye, the
+#: simulate figures, how the quiet bench was measured).
+NOTES = HERE.parent / "results" / "card_notes.json"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,9 +41,10 @@ def main(argv: list[str] | None = None) -> int:
                          "was quiet) instead of measuring now")
     ap.add_argument("--bench-note", default="measured as this card was written",
                     help="how and when the bench figures were measured (the machine's load)")
-    ap.add_argument("--notes", type=Path,
+    ap.add_argument("--notes", type=Path, default=NOTES,
                     help="a JSON object of further fills for the template (free text the "
-                         "measurements cannot write, e.g. TESTERRORS, SIMCOST)")
+                         "measurements cannot write: TESTERRORS, SIMCOST, LOADNOTE; default "
+                         "the card's own, so that writing the card again keeps them)")
     args = ap.parse_args(argv)
     os.environ["DICETABLE_MODELS_DIR"] = str(args.models)
     from vision.reader import DiceReader
@@ -87,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         "SUMS": "\n".join(f"- `{name}`: `{digest}`" for name, digest in
                           sorted(record["files"].items())),
     }
-    fills["LOADNOTE"] = args.bench_note
-    notes = json.loads(args.notes.read_text()) if args.notes else {}
+    notes = json.loads(args.notes.read_text()) if args.notes and args.notes.is_file() else {}
+    fills["LOADNOTE"] = (notes.get("LOADNOTE", args.bench_note) if args.bench_json
+                         else args.bench_note)
     fills.update({key: notes.get(key, "") for key in ("TESTERRORS", "SIMCOST")})
     text = (HERE / "card_template.md").read_text()
     for key, value in fills.items():
