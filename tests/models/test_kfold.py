@@ -267,7 +267,7 @@ def test_camera_shift_keeps_shape_and_range_and_greys_some_crops() -> None:
 
 
 def test_robustness_shifts_keep_crops_as_uint8_images() -> None:
-    from models.training.robustness import SHIFTS
+    from models.training.shifts import SHIFTS
 
     crop = np.random.default_rng(0).integers(0, 256, (48, 48, 3)).astype(np.uint8)
     for name, shift in SHIFTS.items():

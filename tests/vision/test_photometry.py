@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.training.robustness import SHIFTS
+from models.training.shifts import SHIFTS
 from vision import photometry
 from vision.evaluate import evaluate, list_dataset
 from vision.photometry import light_gains, normalise_light
