@@ -108,6 +108,9 @@ def detector_box_crops(image: np.ndarray, found_xyxy: np.ndarray, boxes: np.ndar
     the sides), and a classifier that saw only label-sized crops loses a pip at the crop's
     edge (a white 3 read as 2 from its 22-px box, 3 at p 1.0 from its 33-px label). Training
     on the boxes the reader will cut, jittered a little, teaches those scales.
+
+    The crops come copy by copy (all matched dice of copy 0, then of copy 1, ...), each copy
+    in the same order of dice: ``folds._photo`` tags them by copy on that order.
     """
     s = Samples()
     pairs = match(found_xyxy, boxes)

@@ -118,7 +118,7 @@ def _photo(path: Path, boxes: np.ndarray, classes: np.ndarray, detector: object,
     read = crop_dice(img, found.xyxy, size) if len(found) else np.zeros((0, size, size, 3),
                                                                          np.uint8)
     box = detector_box_crops(img, found.xyxy, boxes, classes, rng, BOX_COPIES, size)
-    per_copy = len(box.labels) // BOX_COPIES
+    per_copy = len(box.labels) // BOX_COPIES  # copy by copy, as detector_box_crops promises
     box_crops = np.stack(box.crops) if box.crops else np.zeros((0, size, size, 3), np.uint8)
     return Photo(path.name, np.stack(crops), np.array(labels, np.int64), read, truth,
                  label_index, len(boxes), box_crops, np.array(box.labels, np.int64),
