@@ -277,3 +277,20 @@ def test_robustness_shifts_keep_crops_as_uint8_images() -> None:
     assert SHIFTS["dark x0.45"](crop).mean() < 0.5 * crop.mean()
     g = SHIFTS["grey"](crop)
     assert (g[..., 0] == g[..., 1]).all() and (g[..., 1] == g[..., 2]).all()
+
+
+def test_detector_box_crops_come_copy_by_copy() -> None:
+    # folds._photo tags the crops by copy on this order (np.repeat over the copies).
+    from models.training.dataset import detector_box_crops
+
+    img = np.zeros((200, 300, 3), np.uint8)
+    for k, x in enumerate((20, 120, 220)):  # three dice of different greys
+        img[80:120, x:x + 40] = 60 + 60 * k
+    boxes = np.array([[x, 80, x + 40, 120] for x in (20, 120, 220)], np.float64)
+    found = boxes[[2, 0, 1]] + 1.0  # the detector's order is not the labels'
+    s = detector_box_crops(img, found, boxes, np.array([0, 1, 2]),
+                           np.random.default_rng(0), 2, 32)
+    assert len(s.crops) == 6
+    assert s.labels[:3] == s.labels[3:] and sorted(s.labels[:3]) == [0, 1, 2]
+    greys = [int(c[16, 16, 0]) for c in s.crops]
+    assert greys[:3] == greys[3:]  # copy 1 holds the same dice in the same order
