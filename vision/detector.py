@@ -28,12 +28,12 @@ FAINT_PEAK = 0.2
 """Heat peaks between this and the detector's threshold are dice too where every die of the
 image is small and they are of the sure dice's size (:func:`keep_faint_small`): a die of
 18-21 px at the network's scale (a camera farther off, a phone photo of the whole table)
-raises a weaker peak than the 32-px dice of the real photos, and the main pass lost 5 % of
-them. Chosen on the train photos shrunk to 55 / 66 % (``models.training.scale_table --split
-train``, main pass): with the conditions below the share found goes 0.938 -> 0.951 /
-0.979 -> 0.985; every peak over 0.2 kept, 0.954 / 0.986, but the photos as published got
-boxes on nothing (6 -> 15); with the size band alone, 0.2 gave 6 -> 7 and 0.15 gave
-0.953 / 0.985 and 6 -> 10."""
+raises a weaker peak than the 32-px dice of the real photos, and the main pass lost 5-6 %
+of them (test / train photos shrunk to 55 %). Chosen on the train photos shrunk to 55 /
+66 % (``models.training.scale_table --split train``, main pass): with the conditions below
+the share found goes 0.938 -> 0.951 / 0.979 -> 0.985; every peak over 0.2 kept, 0.954 /
+0.986, but the photos as published got boxes on nothing (6 -> 15); with the size band
+alone, 0.2 gave 6 -> 7 and 0.15 gave 0.953 / 0.985 and 6 -> 10."""
 SMALL_DIE_PX = 24
 """Faint peaks count only when the sure dice's median side is under this at the network's
 scale (the real photos' dice are 32 px there, the bench frames' about 20)."""

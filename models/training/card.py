@@ -39,8 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bench-json", type=Path,
                     help="use this `dicetable bench --json` output (measured when the machine "
                          "was quiet) instead of measuring now")
-    ap.add_argument("--bench-note", default="measured as this card was written",
-                    help="how and when the bench figures were measured (the machine's load)")
+    ap.add_argument("--bench-note",
+                    help="how and when the bench figures were measured (the machine's load; "
+                         "default: the notes' LOADNOTE with --bench-json, else 'measured as "
+                         "this card was written')")
     ap.add_argument("--notes", type=Path, default=NOTES,
                     help="a JSON object of further fills for the template (free text the "
                          "measurements cannot write: TESTERRORS, SIMCOST, LOADNOTE; default "
@@ -93,8 +95,9 @@ def main(argv: list[str] | None = None) -> int:
                           sorted(record["files"].items())),
     }
     notes = json.loads(args.notes.read_text()) if args.notes and args.notes.is_file() else {}
-    fills["LOADNOTE"] = (notes.get("LOADNOTE", args.bench_note) if args.bench_json
-                         else args.bench_note)
+    # The notes' LOADNOTE describes the quiet run kept for --bench-json, not a fresh one.
+    fills["LOADNOTE"] = args.bench_note or (
+        notes.get("LOADNOTE") if args.bench_json else None) or "measured as this card was written"
     fills.update({key: notes.get(key, "") for key in ("TESTERRORS", "SIMCOST")})
     text = (HERE / "card_template.md").read_text()
     for key, value in fills.items():

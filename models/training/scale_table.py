@@ -4,6 +4,7 @@ of a whole table), read with the main pass alone and with every pass (``vision.s
 Usage::
 
     python -m models.training.scale_table [--json] [--models DIR] [--rows 20,40,3x3]
+        [--split test|train]
 
 Rows (the model card's table of scales; ``tests/vision/test_scales.py`` checks two of them
 with floors):
