@@ -136,6 +136,19 @@ def test_a_sure_big_box_round_more_dice_than_its_value_is_dropped() -> None:
     assert drop.tolist() == [False, True, True, True]
 
 
+def test_a_box_read_as_a_symbol_round_sure_dice_is_a_cluster() -> None:
+    # Class 7 is the symbol face. Its marks are pip-like (read as a 1 or unsurely), so a
+    # symbol die holding them stays and they go; a cluster box of four dice, read as a
+    # symbol at 0.93 with three of them read surely as a 6, a 6 and a 2 (a zoomed train
+    # photo), is the one dropped (before 2026-11-26 a symbol held any number of boxes).
+    xyxy = np.array([[0, 0, 200, 200], [10, 10, 50, 50], [80, 80, 120, 120],
+                     [140, 20, 180, 60]], np.float32)
+    drop = scales.inside_bigger(xyxy, _read((7, 0.93), (6, 0.98), (6, 0.99), (2, 0.99)))
+    assert drop.tolist() == [True, False, False, False]
+    drop = scales.inside_bigger(xyxy, _read((7, 0.93), (1, 0.99), (1, 0.6), (3, 0.7)))
+    assert drop.tolist() == [False, True, True, True]
+
+
 def test_a_part_of_a_surely_read_die_is_dropped_but_not_its_neighbour() -> None:
     # A finer pass's box on half of a die (1.5 times smaller, centred a quarter side from the
     # die's centre) goes; a neighbour whose centre falls inside the die's loose box, half a
