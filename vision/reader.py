@@ -20,7 +20,7 @@ from vision.colours import die_colour_names
 from vision.detections import Detections
 from vision.detector import DiceDetector
 from vision.photometry import normalise_light
-from vision.scales import detect_at_scales, inside_bigger
+from vision.scales import detect_at_scales, inside_bigger, specks
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +83,8 @@ class DiceReader:
         if self.any_scale:
             kept = np.nonzero(keep)[0]
             keep[kept[inside_bigger(found.xyxy[kept], faces[kept])]] = False
+            kept = np.nonzero(keep)[0]
+            keep[kept[specks(found.xyxy[kept], faces[kept])]] = False
         body, pip = die_colour_names(crops[keep])
         self.timings.add("colour", t)
         return found[keep].with_faces(faces[keep], body, pip)

@@ -149,6 +149,20 @@ def test_a_box_read_as_a_symbol_round_sure_dice_is_a_cluster() -> None:
     assert drop.tolist() == [False, True, True, True]
 
 
+def test_a_speck_far_smaller_than_the_sure_dice_is_dropped_when_read_unsurely() -> None:
+    # Dice of 100 px read surely; a 20-px box (a speck, or a pip of a missed die) read at 0.4
+    # goes, read at 0.95 it stays (a real small die); a 30-px one (over SPECK) stays.
+    xyxy = np.array([[0, 0, 100, 100], [200, 0, 300, 100], [400, 0, 500, 100],
+                     [600, 0, 620, 20], [700, 0, 730, 30]], np.float32)
+    faces = _read((2, 0.99), (5, 0.97), (3, 0.95), (3, 0.4), (1, 0.5))
+    assert scales.specks(xyxy, faces).tolist() == [False, False, False, True, False]
+    faces = _read((2, 0.99), (5, 0.97), (3, 0.95), (3, 0.95), (1, 0.5))
+    assert not scales.specks(xyxy, faces).any()
+    # No die read surely: nothing to measure against, nothing dropped.
+    assert not scales.specks(xyxy, _read(*[(1, 0.5)] * 5)).any()
+    assert scales.specks(np.zeros((0, 4), np.float32), np.zeros((0, 8))).tolist() == []
+
+
 def test_a_part_of_a_surely_read_die_is_dropped_but_not_its_neighbour() -> None:
     # A finer pass's box on half of a die (1.5 times smaller, centred a quarter side from the
     # die's centre) goes; a neighbour whose centre falls inside the die's loose box, half a
