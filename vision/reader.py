@@ -20,7 +20,7 @@ from vision.colours import die_colour_names
 from vision.detections import Detections
 from vision.detector import DiceDetector
 from vision.photometry import normalise_light
-from vision.scales import detect_at_scales, inside_bigger, specks
+from vision.scales import detect_at_scales, inside_bigger, merge_by_reading, specks
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +41,7 @@ class Timings:
         now = time.perf_counter()
         self.stages[name] = self.stages.get(name, 0.0) + (now - t0) * 1000
         return now
+
 
 
 class DiceReader:
@@ -67,7 +68,8 @@ class DiceReader:
         t = time.perf_counter()
         image = normalise_light(image)
         t = self.timings.add("light", t)
-        found = detect_at_scales(self.detector, image) if self.any_scale else self.detector(image)
+        found = detect_at_scales(self.detector, image, merge=False) \
+            if self.any_scale else self.detector(image)
         t = self.timings.add("detect", t)
         if len(found) == 0:
             return found
@@ -81,6 +83,10 @@ class DiceReader:
         t = self.timings.add("classify", t)
         keep = not_die < NOT_A_DIE_DROP
         if self.any_scale:
+            # The passes' boxes of one die are merged once read: the surest reading stays.
+            kept = np.nonzero(keep)[0]
+            keep[:] = False
+            keep[kept[merge_by_reading(found.xyxy[kept], faces[kept])]] = True
             kept = np.nonzero(keep)[0]
             keep[kept[inside_bigger(found.xyxy[kept], faces[kept])]] = False
             kept = np.nonzero(keep)[0]

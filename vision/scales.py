@@ -10,7 +10,7 @@ and photos of 2x2 / 3x3 / 4x4 test photos (dice of 3.1 / 2.1 / 1.6 %) found 0.93
 0.405 of their dice (0.930 / 0.660 / 0.331 before the detector's faint peaks,
 :data:`vision.detector.FAINT_PEAK`). So:
 
-- coarser passes (:data:`COARSE_PASSES`) see the photo at 256 and 128 px, where a close-up's
+- coarser passes (:data:`COARSE_PASSES`) see the photo at 256, 128 and 96 px, where a close-up's
   dice have the main pass's sizes; they keep only boxes too big for the finer passes, and
   only in a photo whose dice were not small (there they box clusters of small dice as one);
 - finer passes at twice the resolution each (up to the photo's own and :data:`FINEST`) follow
@@ -20,11 +20,13 @@ and photos of 2x2 / 3x3 / 4x4 test photos (dice of 3.1 / 2.1 / 1.6 %) found 0.93
   clusters), the finer passes are merged with the main and coarse ones instead;
 - a pass longer than :data:`TILE` px runs in tiles on the detector's grid, which bounds its
   memory and reads as the whole pass does;
-- all boxes are merged by NMS, and once read, a die whose centre lies inside a die much larger
-  than itself (:data:`INSIDE`) is dropped: a pip of that die, found by a pass too fine for
-  it (unless those boxes cannot be its pips: then the big box, round several dice, goes);
-  so is one a little smaller (:data:`PART`) centred near that die's centre, read less
-  surely: a half or a corner of it.
+- the boxes are read, then merged by NMS on how surely each reads (:func:`merge_by_reading`;
+  the reader asks :func:`detect_at_scales` for them unmerged); a die whose centre lies inside
+  a die much larger than itself (:data:`INSIDE`) is dropped: a pip of that die, found by a
+  pass too fine for it (unless those boxes cannot be its pips: then the big box, round
+  several dice, goes); so is one a little smaller (:data:`PART`) centred near that die's
+  centre, read less surely: a half or a corner of it; and a box far smaller than the
+  photo's sure dice, read unsurely (:data:`SPECK`).
 
 ``models.training.scale_table`` measures all of this on the real photos zoomed, shrunk and
 tiled and on rendered close-ups (its figures are in the model card).
@@ -51,7 +53,13 @@ from vision.detector import PAD_MULTIPLE, DiceDetector, nms, resize_long_side
 #: extra boxes 82 / 90 -> 14 / 17; rendered single dice of 160 px in 640 x 480 0.125 ->
 #: 0.583; the real photos as published and tiled unchanged). Its boxes round clusters of
 #: dice are dropped when read unsurely or round boxes that cannot be their pips.
-COARSE_PASSES = ((256, 0.14), (128, 0.28))
+#: The 96-px pass (2026-11-26) finds the white dice on a light table that fill half of a
+#: zoomed photo, which the 128-px pass misses while boxing their pips: with the passes merged
+#: by how surely each box reads (:func:`merge_by_reading`), the train photos zoomed to 15 / 20
+#: / 30 / 40 / 50 % read -2 / 0 / -2 / +1 / +11 dice of 2359 / 1559 / 891 / 637 / 570, and
+#: the test photos +1 / +1 / +2 / +3 / 0 of 462 / 313 / 200 / 139 / 121 (scale_table; extra
+#: boxes train 275 -> 250, test 73 -> 75).
+COARSE_PASSES = ((256, 0.14), (128, 0.28), (96, 0.38))
 #: Dice whose median box side, at the scale of the pass that found them, is under this many
 #: px are looked for again at twice the resolution: the main pass alone found real test dice
 #: of 8 / 11 / 16 / 18 / 21 px (the 4x4, 3x3 and 2x2 tiles, the photos shrunk to 55 and 66 %)
@@ -181,10 +189,11 @@ def detect_pass(detector: DiceDetector, image: np.ndarray, side: int,
 
 
 def detect_at_scales(detector: DiceDetector, image: np.ndarray,
-                     tile: int | None = TILE) -> Detections:
+                     tile: int | None = TILE, merge: bool = True) -> Detections:
     """Dice of any size in ``image``: the main pass, the coarse passes' big boxes and, while
     the dice found are small, finer passes (module docstring), those longer than ``tile`` px
-    in tiles."""
+    in tiles. ``merge=False`` leaves the boxes of different passes unmerged, for a caller
+    that merges them once they are read (:func:`merge_by_reading`)."""
     long = max(image.shape[:2])
     main = found = detector(image)
     main_scale = detector.long_side / long
@@ -219,7 +228,27 @@ def detect_at_scales(detector: DiceDetector, image: np.ndarray,
             coarse = Detections(xyxy=(coarse.xyxy / src_scale).astype(np.float32),
                                 confidence=coarse.confidence)
         parts.append(coarse[_side(coarse) >= share * long])
-    return _merge(parts)
+    if merge:
+        return _merge(parts)
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Detections.empty()
+    return Detections(xyxy=np.concatenate([p.xyxy for p in parts]),
+                      confidence=np.concatenate([p.confidence for p in parts]))
+
+
+def merge_by_reading(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Indices of the boxes kept when those of different passes that are one die (IoU over
+    :data:`MERGE_IOU`) are merged by how surely each is read (``faces`` as in
+    :func:`inside_bigger`), not by the detector's confidence.
+
+    A coarser pass's box on a die can be the detector's surer and the classifier's worse
+    (the 96-px pass's box round a die and its shadow beside the 128-px pass's on the die):
+    merged by the detector's confidence, the 96-px pass cost a test die at 50 % that the
+    128-px pass read right (scale_table: train 50 % +10 dice, test 50 % -1); merged by the
+    reading, the test row kept it and the train row gained as much.
+    """
+    return nms(xyxy, np.asarray(faces).max(axis=1), MERGE_IOU)
 
 
 def _finer(detector: DiceDetector, image: np.ndarray, main: Detections, tile: int | None,
@@ -248,8 +277,8 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     A box whose centre lies inside a box at least :data:`INSIDE` times its side is a pip of
     that die when that die is read at :data:`SURE_BIG` or more and the boxes inside it could
     be its pips: no more of them than its value, or at most one of them read surely as
-    anything but a 1 (a half or a corner of the die; a die read as a symbol has only this
-    test). Otherwise the big box is a coarse
+    anything but a 1 (a half or a corner of the die); a die read as a symbol when none of
+    them is. Otherwise the big box is a coarse
     pass's box round several dice and is dropped itself (without these tests the seeded
     synthetic tables of ``tests/vision/test_reader.py`` lost 8 dice, 470 -> 462 found, to
     such boxes).
@@ -276,13 +305,17 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     # corners of the die can read surely as other values. Either test alone cost the zoomed
     # test dice (scale_table run on each variant): the count 1 die in 121 at 50 %, "at most
     # one sure die inside" 0.02-0.11 of those of 30-50 %. A face read as a symbol (classes
-    # past the pips) gets the second test only: a box round a cluster of dice reads as a
-    # symbol as easily as a symbol die does, and letting a symbol hold any number of boxes
-    # (as before 2026-11-26) dropped the dice of such clusters (zoomed train photos, the 30 %
-    # row: 5 dice of 885, the 3x3 tiles 5 of 1445; scale_table --split train).
+    # past the pips) holds only boxes that could be its marks (read as a 1 or unsurely): a
+    # box round a cluster of dice reads as a symbol as easily as a symbol die does. Letting a
+    # symbol hold any number of boxes (before 2026-11-26) dropped the dice of such clusters
+    # (zoomed train photos, the 30 % row: 5 dice of 885, the 3x3 tiles 5 of 1445; scale_table
+    # --split train); letting it hold one sure die, as a pip face may (a half of it), let the
+    # 96-px pass's box round two rendered custom dice take one of them
+    # (validate.custom_dice_check, 120 scenes: 512 -> 516 custom dice found without it).
     pip_like = (best == 0) | (sure < SURE_BIG)
-    fits = (((best < 6) & (within.sum(axis=0) <= best + 1))
-            | ((within & ~pip_like[:, None]).sum(axis=0) <= 1))
+    sure_inside = (within & ~pip_like[:, None]).sum(axis=0)
+    fits = np.where(best < 6, (within.sum(axis=0) <= best + 1) | (sure_inside <= 1),
+                    sure_inside == 0)
     die = holds & (sure >= SURE_BIG) & fits
     drop = (within & die[None, :]).any(axis=1) | (holds & ~die)
     # Near the centre, not merely inside: a touching neighbour's centre can fall inside a

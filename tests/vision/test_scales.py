@@ -66,7 +66,7 @@ def test_a_photo_of_mixed_sizes_is_also_read_finer_and_the_passes_merged() -> No
     fine = [(100.0, 600.0, 130.0, 630.0), (200.0, 600.0, 232.0, 632.0)]
     det = FakeDetector({512: _boxes(*main), 1024: _boxes(*fine)})
     found = scales.detect_at_scales(det, _photo(1280), tile=None)  # type: ignore[arg-type]
-    assert det.calls == [512, 1024, 256, 128]
+    assert det.calls == [512, 1024, 256, 128, 96]
     assert len(found) == len(main) + len(fine)
 
 
@@ -77,20 +77,38 @@ def test_a_close_up_keeps_the_coarse_pass_big_box_and_merges_duplicates() -> Non
     det = FakeDetector({512: _boxes(pip, (100.0, 100.0, 395.0, 398.0), conf=0.5),
                         256: _boxes(big, small_coarse, conf=0.95)})
     found = scales.detect_at_scales(det, _photo(640))  # type: ignore[arg-type]
-    assert det.calls == [512, 256, 128]
+    assert det.calls == [512, 256, 128, 96]
     sides = sorted(int(s) for s in np.max(found.xyxy[:, 2:] - found.xyxy[:, :2], axis=1))
     assert sides == [40, 300], "the two big boxes are one die (the surer kept), the small " \
                                "coarse box is dropped"
 
 
+def test_unmerged_passes_are_merged_by_their_reading() -> None:
+    # The 96-px pass's box on a die (surer to the detector) and the 128-px pass's box on it:
+    # unmerged, both come back; merged by the reading, the one read more surely stays.
+    die = (100.0, 100.0, 400.0, 400.0)
+    loose = (80.0, 90.0, 420.0, 430.0)
+    det = FakeDetector({128: _boxes(die, conf=0.4), 96: _boxes(loose, conf=0.9)})
+    found = scales.detect_at_scales(det, _photo(640), merge=False)  # type: ignore[arg-type]
+    assert len(found) == 2
+    assert len(scales.detect_at_scales(det, _photo(640))) == 1  # type: ignore[arg-type]
+    order = np.argsort(-found.confidence)  # [loose, die]
+    faces = _read((1, 0.5), (4, 0.99))
+    kept = scales.merge_by_reading(found.xyxy[order], faces)
+    assert kept.tolist() == [1]
+    # Boxes of two dice side by side are both kept, however they read.
+    two = np.array([[0, 0, 100, 100], [90, 0, 190, 100]], np.float32)
+    assert scales.merge_by_reading(two, _read((1, 0.5), (4, 0.99))).tolist() == [0, 1]
+
+
 def test_a_photo_with_nothing_found_is_read_finer_then_coarser() -> None:
     det = FakeDetector({})
     assert len(scales.detect_at_scales(det, _photo(640))) == 0  # type: ignore[arg-type]
-    assert det.calls == [512, 640, 256, 128]
+    assert det.calls == [512, 640, 256, 128, 96]
     # A large photo where nothing is found: each finer pass once, then the coarse ones.
     det = FakeDetector({})
     assert len(scales.detect_at_scales(det, _photo(2560), tile=None)) == 0  # type: ignore[arg-type]
-    assert det.calls == [512, 1024, 2048, 256, 128]
+    assert det.calls == [512, 1024, 2048, 256, 128, 96]
 
 
 def _read(*readings: tuple[int, float]) -> np.ndarray:
@@ -146,6 +164,11 @@ def test_a_box_read_as_a_symbol_round_sure_dice_is_a_cluster() -> None:
     drop = scales.inside_bigger(xyxy, _read((7, 0.93), (6, 0.98), (6, 0.99), (2, 0.99)))
     assert drop.tolist() == [True, False, False, False]
     drop = scales.inside_bigger(xyxy, _read((7, 0.93), (1, 0.99), (1, 0.6), (3, 0.7)))
+    assert drop.tolist() == [False, True, True, True]
+    # One sure die inside is enough to make it a cluster (a pip face may hold one: a half).
+    drop = scales.inside_bigger(xyxy, _read((7, 0.93), (1, 0.99), (1, 0.6), (3, 0.97)))
+    assert drop.tolist() == [True, False, False, False]
+    drop = scales.inside_bigger(xyxy, _read((5, 0.93), (1, 0.99), (1, 0.6), (3, 0.97)))
     assert drop.tolist() == [False, True, True, True]
 
 
