@@ -116,3 +116,33 @@ class ShotMatcher:
                 out[i, j] = max(float(cv2.matchTemplate(g, w, cv2.TM_CCOEFF_NORMED).max())
                                 for w in wins)
         return out
+
+    def scores_where(self, crops: np.ndarray, refs: int
+                     ) -> tuple[np.ndarray, list[list[list[tuple[int, tuple[int, int]]]]]]:
+        """:meth:`scores`, and where each face's first `refs` shots fit each crop best:
+        ``where[i][j][r]`` = (index of the window among that shot's, its top-left)."""
+        out = np.zeros((len(crops), len(self.labels)), np.float64)
+        where = []
+        n = len(SCALES) * 4  # windows per shot
+        for i, c in enumerate(crops):
+            g = upright(c)
+            per_face = []
+            for j, wins in enumerate(self.windows):
+                best, places = -2.0, []
+                for r in range(len(wins) // n):
+                    top = (-2.0, 0, (0, 0))
+                    for k in range(n):
+                        res = cv2.matchTemplate(g, wins[r * n + k], cv2.TM_CCOEFF_NORMED)
+                        if r < refs:
+                            _, mx, _, loc = cv2.minMaxLoc(res)
+                            if mx > top[0]:
+                                top = (mx, k, (int(loc[0]), int(loc[1])))
+                        else:
+                            mx = res.max()
+                        best = max(best, float(mx))
+                    if r < refs:
+                        places.append((top[1], top[2]))
+                out[i, j] = best
+                per_face.append(places)
+            where.append(per_face)
+        return out, where

@@ -34,6 +34,7 @@ from vision.dietypes import DieType, get_type
 from vision.facecrops import CROP_PX, STEADY, TRAIN, face_crops
 from vision.facematch import ShotMatcher
 from vision.facembed import ENROL_FILE, FaceEmbedder
+from vision.faceverify import REFS, FaceVerifier
 from vision.onnx_models import model_path, open_session
 from vision.shotaug import degraded
 
@@ -77,6 +78,15 @@ ENROL_WEIGHT = 0.5
 WITH_ENROL_EMBED_WEIGHT = 0.0
 ENROL_SCALE = 40.0
 ENROL_COPIES = 30
+#: A die enrolled without a base type (every face its own shots) is also read by a per-die
+#: linear verifier (vision.faceverify, learnt at enrolment on the shots and the same
+#: ENROL_COPIES copies): score += VERIFY_WEIGHT x each face's log-likelihood ratio against the
+#: die's others. 0 leaves the reading as before (and the verifier is not built): the default,
+#: because on the validation dice (``validate_enrol --verify``, seed 60 000) it gained at most
+#: 3 crops in 1920 with 5 shots (0.0025: 0.9901 -> 0.9917; 3 shots 0.9891 -> 0.9911), short of
+#: the 4 asked before measuring; on seed 70 000 (a probe) 5 shots 0.9885 -> 0.9927, 3 shots
+#: unchanged. Preparing a 5-shot die takes ~11 s more (2.0 -> 12.9 s; models/die_enrol.md).
+VERIFY_WEIGHT = 0.0
 #: Rendered shots standing for each face a die keeps of its base type (``--base d6``).
 BASE_SHOTS = 8
 #: Degraded copies of each shot (vision.shotaug) whose embeddings join the shots' own in
@@ -149,6 +159,8 @@ class _Enrolled:
     matcher: ShotMatcher
     protos: np.ndarray | None = None
     """(labels, D) unit prototype of each face in the enrolment embedding (None without it)."""
+    verifier: FaceVerifier | None = None
+    """The die's per-face linear verifier (None: not read by one)."""
 
 
 class DieFaceReader:
@@ -182,6 +194,8 @@ class DieFaceReader:
         #: the enrolment embedding, when shipped beside the face model
         self.enroller = FaceEmbedder(enrol_path) if enrol_path.is_file() else None
         self.enrol_weight = ENROL_WEIGHT if self.enroller is not None else 0.0
+        #: weight of the per-die verifier's log-likelihood ratios (vision.faceverify)
+        self.verify_weight = VERIFY_WEIGHT
         if self.enroller is not None:
             self.fused_scale = ENROL_SCALE
             self.embed_weight = WITH_ENROL_EMBED_WEIGHT
@@ -254,20 +268,27 @@ class DieFaceReader:
         """(labels, (N, labels) scores) of crops against an enrolled die's faces: the
         correlation's best over every shot, plus EMBED_WEIGHT x the cosine to each face's
         mean shot embedding."""
-        labels, corr, cos, near = self.enrolled_parts(crops, die, self.embed_weight > 0)
-        return labels, corr + self.embed_weight * cos + self.enrol_weight * near
+        labels, corr, cos, near, verify = self.enrolled_parts(
+            crops, die, self.embed_weight > 0, self.verify_weight > 0)
+        return labels, (corr + self.embed_weight * cos + self.enrol_weight * near
+                        + self.verify_weight * verify)
 
-    def enrolled_parts(self, crops: np.ndarray, die: EnrolledDie, face_model: bool = True
-                       ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    def enrolled_parts(self, crops: np.ndarray, die: EnrolledDie, face_model: bool = True,
+                       verify: bool = False
+                       ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(labels, correlation, face model's centred cosine, enrolment embedding's cosine to
-        each face's prototype), each (N, labels); the last is zeros without that model, the
-        second without `face_model` (its weight is 0: not worth its time)."""
-        known = self._prepare(die)
+        each face's prototype, verifier's log-likelihood ratio), each (N, labels); the fourth
+        is zeros without that model, the second without `face_model` (its weight is 0: not
+        worth its time), the last without `verify` or for a die with a base type."""
+        known = self._prepare(die, verify)
         cos = (_unit(self.embed(crops) - known.centre) @ known.means.T if face_model
                else np.zeros((len(crops), len(known.labels))))
         near = (self.enroller.embed(crops) @ known.protos.T if known.protos is not None
                 else np.zeros_like(cos))
-        return known.labels, known.matcher.scores(crops), cos, near
+        if known.verifier is None:
+            return known.labels, known.matcher.scores(crops), cos, near, np.zeros_like(cos)
+        corr, where = known.matcher.scores_where(crops, REFS)
+        return known.labels, corr, cos, near, known.verifier.scores(crops, where)
 
     def read_enrolled(self, crops: np.ndarray, die: EnrolledDie) -> list[FaceReading]:
         """Faces of crops of an enrolled die."""
@@ -284,10 +305,13 @@ class DieFaceReader:
             probs[:, cols] = rest * _softmax(sub)
         return [self._reading(labels, p, REJECT_BELOW) for p in probs]
 
-    def _prepare(self, die: EnrolledDie) -> _Enrolled:
+    def _prepare(self, die: EnrolledDie, verify: bool = False) -> _Enrolled:
         if die.stale:
             raise ValueError(f"die {die.name} was enrolled by an older version; enrol it again")
         key = die.key()
+        verify = verify and not die.base  # a symbol on a d6: its kept faces are rendered
+        if key in self._enrolled and verify and self._enrolled[key].verifier is None:
+            del self._enrolled[key]  # prepared before without the verifier
         if key not in self._enrolled:
             shots = {}
             if die.base:
@@ -304,14 +328,17 @@ class DieFaceReader:
             means = _unit(np.stack([self.embed(self._with_copies(shots[lb], rng)).mean(axis=0)
                                     for lb in labels]))
             centre = means.mean(axis=0)
-            protos = None
-            if self.enroller is not None:
+            protos = verifier = None
+            if self.enroller is not None or verify:
                 rng = np.random.default_rng(1)
-                protos = _unit(np.stack([
-                    self.enroller.embed(self._with_copies(shots[lb], rng, ENROL_COPIES))
-                    .mean(axis=0) for lb in labels]))
+                samples = {lb: self._with_copies(shots[lb], rng, ENROL_COPIES) for lb in labels}
+                if self.enroller is not None:
+                    protos = _unit(np.stack([self.enroller.embed(samples[lb]).mean(axis=0)
+                                             for lb in labels]))
+                if verify:
+                    verifier = FaceVerifier(samples)
             self._enrolled[key] = _Enrolled(labels, _unit(means - centre), centre,
-                                            ShotMatcher(shots), protos)
+                                            ShotMatcher(shots), protos, verifier)
         return self._enrolled[key]
 
     @staticmethod

@@ -11,7 +11,10 @@ once per crop; then every weight of :data:`WEIGHTS` and scale of :data:`SCALES` 
 :meth:`vision.faces.DieFaceReader.read_enrolled` reads (a rejected crop counts as wrong);
 prints accuracy and the log-loss of the true face per setting, for 3 and 5 shots. With
 ``--catalogue-tests``, the shipped types enrolled as new too (crops of this seed, not the
-measurement's; the log-loss stays that of the new and symbol dice).
+measurement's; the log-loss stays that of the new and symbol dice). With ``--verify``, the
+per-die verifier (:mod:`vision.faceverify`) is built and read too, and the shipped fusion
+(correlation + 0.5 x enrolment cosine, scale 40) is read with each weight of
+:data:`VERIFY_WEIGHTS` added.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from vision.faces_eval import ENROL, enrolled, novel_dice, symbol_dice
 WEIGHTS = [(0.15, 0.0), (0.15, 0.3), (0.15, 0.5), (0.15, 1.0), (0.0, 0.3), (0.0, 0.5),
            (0.0, 0.75), (0.0, 1.0), (0.0, 1.5)]
 SCALES = [20.0, 40.0, 60.0, 80.0]
+#: the verifier's weight (score units: x 40 it is the log-likelihood ratio's in the logits)
+VERIFY_WEIGHTS = [0.00125, 0.0025, 0.00375, 0.005, 0.0075, 0.01]
 ALONE = 1000.0
 """Weight standing for "the enrolment embedding alone" (the others negligible beside it)."""
 
@@ -70,6 +75,8 @@ def main() -> None:
     ap.add_argument("--tests", type=int, default=20)
     ap.add_argument("--catalogue-tests", type=int, default=0,
                     help="also the shipped types enrolled as new, this many crops per face")
+    ap.add_argument("--verify", action="store_true",
+                    help="also the per-die verifier (vision.faceverify), at VERIFY_WEIGHTS")
     ap.add_argument("--models", type=Path,
                     help="a folder with the face and enrolment models (default: the shipped)")
     args = ap.parse_args()
@@ -79,9 +86,10 @@ def main() -> None:
     parts_of = reader.enrolled_parts
     cache: dict[int, tuple] = {}
 
-    def cached(crops: np.ndarray, die: EnrolledDie, face_model: bool = True) -> tuple:
+    def cached(crops: np.ndarray, die: EnrolledDie, face_model: bool = True,
+               verify: bool = False) -> tuple:
         if id(crops) not in cache:  # every part, whatever the weights tried
-            cache[id(crops)] = parts_of(crops, die, True)
+            cache[id(crops)] = parts_of(crops, die, True, args.verify)
         return cache[id(crops)]
 
     reader.enrolled_parts = cached  # type: ignore[method-assign]
@@ -91,8 +99,12 @@ def main() -> None:
                             args.catalogue_tests)
         for die, crops, _, _ in tqdm(items, desc=f"{shots} shots", unit="face"):
             cached(crops, die)
-        for (ew, nw), sc in itertools.product(WEIGHTS + [(0.0, ALONE)], SCALES):
-            reader.embed_weight, reader.enrol_weight = ew, nw
+        settings = [(ew, nw, 0.0, sc) for (ew, nw), sc in
+                    itertools.product(WEIGHTS + [(0.0, ALONE)], SCALES)]
+        if args.verify:
+            settings += [(0.0, 0.5, vw, 40.0) for vw in VERIFY_WEIGHTS]
+        for ew, nw, vw, sc in settings:
+            reader.embed_weight, reader.enrol_weight, reader.verify_weight = ew, nw, vw
             reader.fused_scale = sc / ALONE if nw == ALONE else sc
             right = dict.fromkeys(GROUPS, 0)
             n = dict.fromkeys(GROUPS, 0)
@@ -104,6 +116,8 @@ def main() -> None:
                     if group != GROUPS[2]:  # the log-loss as before: new and symbol dice
                         nll -= np.log(max(r.dist.get(label, 0.0), 1e-9))
             key = f"{shots} shots, cos {ew}, enrol {'alone' if nw == ALONE else nw}, scale {sc}"
+            if vw:
+                key += f", verify {vw}"
             report[key] = {g: round(right[g] / n[g], 4) for g in GROUPS if n[g]}
             report[key]["nll"] = round(nll / (n[GROUPS[0]] + n[GROUPS[1]]), 4)
             print(key, report[key], flush=True)
