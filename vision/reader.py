@@ -43,7 +43,6 @@ class Timings:
         return now
 
 
-
 class DiceReader:
     """Finds and reads every die in a BGR image (no calibration needed)."""
 

@@ -55,10 +55,11 @@ from vision.detector import PAD_MULTIPLE, DiceDetector, nms, resize_long_side
 #: dice are dropped when read unsurely or round boxes that cannot be their pips.
 #: The 96-px pass (2026-11-26) finds the white dice on a light table that fill half of a
 #: zoomed photo, which the 128-px pass misses while boxing their pips: with the passes merged
-#: by how surely each box reads (:func:`merge_by_reading`), the train photos zoomed to 15 / 20
-#: / 30 / 40 / 50 % read -2 / 0 / -2 / +1 / +11 dice of 2359 / 1559 / 891 / 637 / 570, and
-#: the test photos +1 / +1 / +2 / +3 / 0 of 462 / 313 / 200 / 139 / 121 (scale_table; extra
-#: boxes train 275 -> 250, test 73 -> 75).
+#: by how surely each box reads (:func:`merge_by_reading`) and a symbol holding no sure die
+#: (:func:`inside_bigger`), the train photos zoomed to 15 / 20 / 30 / 40 / 50 % read -1 / 0 /
+#: -2 / +1 / +11 dice of 2359 / 1559 / 891 / 637 / 570, and the test photos +1 / +1 / +2 / +3
+#: / 0 of 462 / 313 / 200 / 139 / 121 (scale_table; extra boxes train 275 -> 251, test 73 ->
+#: 75).
 COARSE_PASSES = ((256, 0.14), (128, 0.28), (96, 0.38))
 #: Dice whose median box side, at the scale of the pass that found them, is under this many
 #: px are looked for again at twice the resolution: the main pass alone found real test dice
@@ -243,8 +244,8 @@ def merge_by_reading(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     :func:`inside_bigger`), not by the detector's confidence.
 
     A coarser pass's box on a die can be the detector's surer and the classifier's worse
-    (the 96-px pass's box round a die and its shadow beside the 128-px pass's on the die):
-    merged by the detector's confidence, the 96-px pass cost a test die at 50 % that the
+    (the 96-px pass's box beside the 128-px pass's on the same die): merged by the
+    detector's confidence, the 96-px pass cost a test die at 50 % that the
     128-px pass read right (scale_table: train 50 % +10 dice, test 50 % -1); merged by the
     reading, the test row kept it and the train row gained as much.
     """
