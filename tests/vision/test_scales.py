@@ -274,3 +274,18 @@ def test_close_ups_of_dice(real_dice: Path, reader: DiceReader) -> None:
     for row, floor in (("40", 0.95), ("50", 0.94)):
         found, right, extra = _read_share(reader, real_dice, row)
         assert found >= 0.98 and right >= floor and extra <= 30, (row, found, right, extra)
+
+
+def test_scale_table_counts_a_pip_box_as_read_but_not_as_read_by_a_die_sized_box() -> None:
+    lab = np.array([[100, 100, 228, 228], [300, 100, 400, 200]], np.float64)
+    # A 20-px box on a pip of the first die read as its value; the second die boxed whole.
+    boxes = np.array([[150, 150, 170, 170], [305, 102, 398, 199]], np.float32)
+    faces = _read((3, 0.4), (5, 0.99))
+
+    def read(_img: np.ndarray) -> Detections:
+        return Detections(xyxy=boxes, confidence=np.full(2, 0.5, np.float32)).with_faces(
+            faces, ("white",) * 2, ("black",) * 2)
+
+    photo = (np.zeros((300, 500, 3), np.uint8), lab, np.array([3, 5]), np.zeros((0, 4)))
+    m = scale_table.score(read, iter([photo]))
+    assert (m["found"], m["read"], m["read_sized"], m["extra"]) == (1.0, 1.0, 0.5, 0)
