@@ -101,8 +101,7 @@ def measure_die_colours(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # from the body colour (the upper half of that cluster by distance).
     far = ((core - body_bgr[:, None]) ** 2).sum(axis=2)
     is_pip = labels != body[:, None]
-    cut = np.array([np.median(f[m]) if m.any() else 0.0 for f, m in zip(far, is_pip,
-                                                                         strict=True)])
+    cut = _masked_median(far, is_pip)
     sel = (is_pip & (far >= cut[:, None])).astype(np.float32)
     pip_bgr = np.einsum("np,npc->nc", sel, core) / np.maximum(sel.sum(axis=1), 1)[:, None]
     pip_bgr = np.where(sel.sum(axis=1, keepdims=True) > 0, pip_bgr, centres[rows, 1 - body])
@@ -115,3 +114,14 @@ def die_colour_names(crops: np.ndarray) -> tuple[tuple[str, ...], tuple[str, ...
         return (), ()
     body, pip = measure_die_colours(crops)
     return name_colours(body), name_colours(pip)
+
+
+def _masked_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(N,) median of each row's ``values`` where ``mask`` holds (0 where it holds nowhere),
+    as ``np.median`` row by row gives it, without a Python loop over the rows."""
+    k = mask.sum(axis=1)
+    ordered = np.sort(np.where(mask, values, np.inf), axis=1)
+    rows = np.arange(len(values))
+    lo = ordered[rows, np.maximum(k - 1, 0) // 2]
+    hi = ordered[rows, np.maximum(k, 1) // 2]
+    return np.where(k > 0, (lo + hi) / 2, 0.0)
