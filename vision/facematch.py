@@ -109,13 +109,7 @@ class ShotMatcher:
 
     def scores(self, crops: np.ndarray) -> np.ndarray:
         """(N, faces): per crop, its best correlation with any shot of each face."""
-        out = np.zeros((len(crops), len(self.labels)), np.float64)
-        for i, c in enumerate(crops):
-            g = upright(c)
-            for j, wins in enumerate(self.windows):
-                out[i, j] = max(float(cv2.matchTemplate(g, w, cv2.TM_CCOEFF_NORMED).max())
-                                for w in wins)
-        return out
+        return self.scores_where(crops, 0)[0]
 
     def scores_where(self, crops: np.ndarray, refs: int
                      ) -> tuple[np.ndarray, list[list[list[tuple[int, tuple[int, int]]]]]]:
@@ -128,21 +122,22 @@ class ShotMatcher:
             g = upright(c)
             per_face = []
             for j, wins in enumerate(self.windows):
-                best, places = -2.0, []
-                for r in range(len(wins) // n):
-                    top = (-2.0, 0, (0, 0))
-                    for k in range(n):
-                        res = cv2.matchTemplate(g, wins[r * n + k], cv2.TM_CCOEFF_NORMED)
-                        if r < refs:
-                            _, mx, _, loc = cv2.minMaxLoc(res)
-                            if mx > top[0]:
-                                top = (mx, k, (int(loc[0]), int(loc[1])))
-                        else:
-                            mx = res.max()
-                        best = max(best, float(mx))
-                    if r < refs:
-                        places.append((top[1], top[2]))
-                out[i, j] = best
-                per_face.append(places)
+                fits = [best_window(g, wins[r:r + n]) for r in range(0, len(wins), n)]
+                out[i, j] = max(corr for corr, _, _ in fits)
+                per_face.append([(k, loc) for _, k, loc in fits[:refs]])
             where.append(per_face)
         return out, where
+
+
+def best_window(g: np.ndarray, windows: list[np.ndarray], margin: int = 0
+                ) -> tuple[float, int, tuple[int, int]]:
+    """(correlation, window index, top-left) of the best placement of any of `windows` on
+    the band-passed upright crop `g`, shifts searched `margin` pixels inside its border."""
+    if margin:
+        g = np.ascontiguousarray(g[margin:-margin, margin:-margin])
+    best = (-2.0, 0, (0, 0))
+    for k, w in enumerate(windows):
+        _, mx, _, loc = cv2.minMaxLoc(cv2.matchTemplate(g, w, cv2.TM_CCOEFF_NORMED))
+        if mx > best[0]:
+            best = (float(mx), k, (loc[0] + margin, loc[1] + margin))
+    return best

@@ -31,7 +31,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.facematch import SCALES, shot_windows, upright
+from vision.facematch import SCALES, best_window, shot_windows, upright
 
 REFS = 3
 """Reference shots per face (one verifier each; their log-likelihood ratios averaged)."""
@@ -57,20 +57,6 @@ def aligned_patch(g: np.ndarray, k: int, loc: tuple[int, int], win: int) -> np.n
     p = np.rot90(p, -(k % 4)).ravel().astype(np.float64)
     p -= p.mean()
     return p / max(float(np.linalg.norm(p)), 1e-9)
-
-
-def best_window(g: np.ndarray, windows: list[np.ndarray], margin: int = 0
-                ) -> tuple[float, int, tuple[int, int]]:
-    """(correlation, window index, top-left) of the best placement of any of `windows` on
-    `g`, shifts searched `margin` pixels inside its border."""
-    if margin:
-        g = np.ascontiguousarray(g[margin:-margin, margin:-margin])
-    best = (-2.0, 0, (0, 0))
-    for k, w in enumerate(windows):
-        _, mx, _, loc = cv2.minMaxLoc(cv2.matchTemplate(g, w, cv2.TM_CCOEFF_NORMED))
-        if mx > best[0]:
-            best = (float(mx), k, (loc[0] + margin, loc[1] + margin))
-    return best
 
 
 class FaceVerifier:

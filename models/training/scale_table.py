@@ -150,6 +150,10 @@ def photos_of(row: str, items: list[Labelled]) -> Iterator[Photo]:
 DIE_SIZED = 0.5
 
 
+def _side(box: np.ndarray) -> float:
+    return float(np.max(box[2:] - box[:2]))
+
+
 def score(read: Callable, photos: Iterator[Photo]) -> dict[str, float]:
     """Dice, found and read shares, boxes matching no die (cut dice aside), and the share read
     right by a box of the die's size (``read_sized``): ``match`` pairs a die with any box
@@ -164,8 +168,7 @@ def score(read: Callable, photos: Iterator[Photo]) -> dict[str, float]:
         extra += len(rest) - len(match(det.xyxy[rest], cut))
         ok = [(j, p) for j, p in pairs.items() if int(det.value[p]) == int(values[j])]
         right += len(ok)
-        side = lambda b: float(np.max(b[2:] - b[:2]))  # noqa: E731
-        sized += sum(side(det.xyxy[p]) >= DIE_SIZED * side(lab[j]) for j, p in ok)
+        sized += sum(_side(det.xyxy[p]) >= DIE_SIZED * _side(lab[j]) for j, p in ok)
     return {"dice": total, "found": round(found / max(total, 1), 4),
             "read": round(right / max(total, 1), 4),
             "read_sized": round(sized / max(total, 1), 4), "extra": extra}
