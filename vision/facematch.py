@@ -99,6 +99,49 @@ def shot_windows(shot: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+class WindowBank:
+    """Windows of one size searched over a band-passed crop all at once.
+
+    ``cv2.matchTemplate`` (``TM_CCOEFF_NORMED``) is called once per window and shift search;
+    a die's 5 shots x 6 faces x 28 windows made 840 calls a crop, most of the reading's time
+    in call overhead on these small images. Here every shift of the crop is a row and every
+    window (zero-mean, unit-norm) a column of one matrix product, divided by each shifted
+    patch's own centred norm: the same normalised cross-correlation (within 1e-6 of OpenCV's,
+    the same best shifts), 22 -> 10 ms a crop on 60 crops of a validation die.
+    """
+
+    def __init__(self, windows: list[np.ndarray]) -> None:
+        self.side = windows[0].shape[0]
+        if any(w.shape != (self.side, self.side) for w in windows):
+            raise ValueError("a window bank holds square windows of one size")
+        t = np.stack([w.ravel() for w in windows]).astype(np.float32)
+        t -= t.mean(axis=1, keepdims=True)
+        t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-9)
+        self.columns = np.ascontiguousarray(t.T)
+
+    def __len__(self) -> int:
+        return self.columns.shape[1]
+
+    def search(self, g: np.ndarray, margin: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(best correlation (K,), its top-left (K, 2) as x, y) of every window on the
+        band-passed upright crop `g`, shifts searched `margin` pixels inside its border."""
+        if margin:
+            g = g[margin:-margin, margin:-margin]
+        v = np.lib.stride_tricks.sliding_window_view(g.astype(np.float32),
+                                                     (self.side, self.side))
+        rows, cols = v.shape[:2]
+        p = v.reshape(rows * cols, self.side * self.side)
+        s = p.sum(axis=1, dtype=np.float64)
+        ss = np.einsum("ij,ij->i", p, p, dtype=np.float64)
+        norm = np.sqrt(np.maximum(ss - s * s / p.shape[1], 0.0))
+        flat = norm < 1e-6  # a patch with no contrast correlates with nothing
+        corr = (p @ self.columns) / np.where(flat, 1.0, norm)[:, None].astype(np.float32)
+        corr[flat] = 0.0
+        at = corr.argmax(axis=0)
+        best = corr[at, np.arange(corr.shape[1])]
+        return best, np.stack([at % cols + margin, at // cols + margin], axis=1)
+
+
 class ShotMatcher:
     """Correlation of crops with the shots of each face of one die."""
 
@@ -106,6 +149,8 @@ class ShotMatcher:
         """`shots`: per face label, (n, h, w, 3) uint8 crops."""
         self.labels = list(shots)
         self.windows = [[w for s in shots[lb] for w in shot_windows(s)] for lb in self.labels]
+        self.bank = WindowBank([w for wins in self.windows for w in wins])
+        self.starts = np.cumsum([0] + [len(w) for w in self.windows])
 
     def scores(self, crops: np.ndarray) -> np.ndarray:
         """(N, faces): per crop, its best correlation with any shot of each face."""
@@ -119,12 +164,17 @@ class ShotMatcher:
         where = []
         n = len(SCALES) * 4  # windows per shot
         for i, c in enumerate(crops):
-            g = upright(c)
+            corr, tops = self.bank.search(upright(c))
             per_face = []
-            for j, wins in enumerate(self.windows):
-                fits = [best_window(g, wins[r:r + n]) for r in range(0, len(wins), n)]
-                out[i, j] = max(corr for corr, _, _ in fits)
-                per_face.append([(k, loc) for _, k, loc in fits[:refs]])
+            for j in range(len(self.labels)):
+                a, b = self.starts[j], self.starts[j + 1]
+                out[i, j] = corr[a:b].max()
+                fits = []
+                for r in range(min(refs, (b - a) // n)):
+                    k = int(np.argmax(corr[a + r * n:a + (r + 1) * n]))
+                    x, y = tops[a + r * n + k]
+                    fits.append((k, (int(x), int(y))))
+                per_face.append(fits)
             where.append(per_face)
         return out, where
 
@@ -133,11 +183,6 @@ def best_window(g: np.ndarray, windows: list[np.ndarray], margin: int = 0
                 ) -> tuple[float, int, tuple[int, int]]:
     """(correlation, window index, top-left) of the best placement of any of `windows` on
     the band-passed upright crop `g`, shifts searched `margin` pixels inside its border."""
-    if margin:
-        g = np.ascontiguousarray(g[margin:-margin, margin:-margin])
-    best = (-2.0, 0, (0, 0))
-    for k, w in enumerate(windows):
-        _, mx, _, loc = cv2.minMaxLoc(cv2.matchTemplate(g, w, cv2.TM_CCOEFF_NORMED))
-        if mx > best[0]:
-            best = (float(mx), k, (loc[0] + margin, loc[1] + margin))
-    return best
+    corr, tops = WindowBank(windows).search(g, margin)
+    k = int(np.argmax(corr))
+    return float(corr[k]), k, (int(tops[k, 0]), int(tops[k, 1]))

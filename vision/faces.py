@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.classifier import crop_dice
+from vision.cores import use_one_core
 from vision.dietypes import DieType, get_type
 from vision.facecrops import CROP_PX, STEADY, TRAIN, face_crops
 from vision.facematch import ShotMatcher
@@ -169,6 +170,7 @@ class DieFaceReader:
     def __init__(self, path: str | Path | None = None, experts: bool = True) -> None:
         """`path`: the shared face model (default: the shipped one); `experts`: read the types
         an expert model is shipped for (``die_faces_experts.json`` beside it) with it."""
+        use_one_core()
         self.path = Path(path) if path is not None else model_path(FACES_FILE)
         meta_path = self.path.with_name(FACES_META)
         meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}

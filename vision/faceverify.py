@@ -31,7 +31,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.facematch import SCALES, best_window, shot_windows, upright
+from vision.facematch import SCALES, WindowBank, best_window, shot_windows, upright
 
 REFS = 3
 """Reference shots per face (one verifier each; their log-likelihood ratios averaged)."""
@@ -73,20 +73,25 @@ class FaceVerifier:
             ys += [j] * len(samples[lb])
         y = np.asarray(ys)
         #: per verifier: (face index, reference index among the face's shots)
-        self.which: list[tuple[int, int]] = []
-        self.windows: list[list[np.ndarray]] = []
+        self.which = [(j, r) for j, lb in enumerate(self.labels)
+                      for r in range(min(refs, len(samples[lb])))]
+        self.windows = [shot_windows(samples[self.labels[j]][r]) for j, r in self.which]
+        # Every sample is placed on every reference by one search of all their windows.
+        bank = WindowBank([w for wins in self.windows for w in wins])
+        n, side = len(self.windows[0]), self.windows[0][0].shape[0]
+        x = np.empty((len(self.which), len(gs), PATCH * PATCH), np.float32)
+        for i, g in enumerate(gs):
+            corr, tops = bank.search(g, MARGIN)
+            for v in range(len(self.which)):
+                k = int(np.argmax(corr[v * n:(v + 1) * n]))
+                x[v, i] = aligned_patch(g, k, tuple(tops[v * n + k]), side)
         self.w: list[np.ndarray] = []
         self.cal: list[tuple[float, float, float]] = []
-        for j, lb in enumerate(self.labels):
-            for r in range(min(refs, len(samples[lb]))):
-                wins = shot_windows(samples[lb][r])
-                x = np.stack([aligned_patch(g, *best_window(g, wins, MARGIN)[1:],
-                                            wins[0].shape[0]) for g in gs])
-                w, cal = _discriminant(x[y == j], x[y != j], shrink)
-                self.which.append((j, r))
-                self.windows.append(wins)
-                self.w.append(w)
-                self.cal.append(cal)
+        for v, (j, _) in enumerate(self.which):
+            xv = x[v].astype(np.float64)
+            w, cal = _discriminant(xv[y == j], xv[y != j], shrink)
+            self.w.append(w)
+            self.cal.append(cal)
         self.count = np.bincount([j for j, _ in self.which], minlength=len(self.labels))
         self.refs = refs
 

@@ -12,11 +12,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.classifier import FaceClassifier
 from vision.colours import die_colour_names
+from vision.cores import use_one_core
 from vision.detections import Detections
 from vision.detector import DiceDetector
 from vision.photometry import normalise_light
@@ -53,8 +53,7 @@ class DiceReader:
         """``any_scale``: look for dice of any size (``vision.scales``: close-ups and large
         photos of a whole table); False reads at the main pass's scale only, for callers that
         know their dice are of its sizes (the live table, from the mat's calibration)."""
-        # One core on the Pi: OpenCV's own thread pool would only fight onnxruntime.
-        cv2.setNumThreads(1)
+        use_one_core()
         self.any_scale = any_scale
         self.detector = DiceDetector(detector_path, threshold=detect_threshold)
         self.classifier = FaceClassifier(classifier_path) if turns is None else \

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.dietypes import custom
 from vision.facecrops import STEADY, TRAIN, face_crops
-from vision.facematch import ShotMatcher, yaw_mod90
+from vision.facematch import ShotMatcher, WindowBank, yaw_mod90
 from vision.faces_eval import distinct_glyph_seeds
 
 
@@ -37,3 +38,24 @@ def test_a_face_correlates_best_with_its_own_shots():
         assert scores.shape == (4, 6) and np.all(scores <= 1.0 + 1e-6)
         right += int((scores.argmax(axis=1) == k).sum())
     assert right >= 21  # of 24; `dicetable pieces` measures the figure
+
+
+def test_the_window_bank_finds_what_opencvs_template_search_finds():
+    rng = np.random.default_rng(3)
+    for margin in (0, 6):
+        g = cv2.GaussianBlur(rng.normal(0, 1, (48, 48)).astype(np.float32), (0, 0), 1.0)
+        g[20:30, 10:14] = 0.0  # a patch with no contrast somewhere
+        wins = [np.ascontiguousarray(g[y:y + 24, x:x + 24] + rng.normal(0, s, (24, 24))
+                                     .astype(np.float32))
+                for x, y, s in ((3, 7, 0.1), (20, 11, 0.5), (12, 12, 2.0), (0, 0, 0.0))]
+        best, tops = WindowBank(wins).search(g, margin)
+        inner = np.ascontiguousarray(g[margin:48 - margin, margin:48 - margin])
+        for k, w in enumerate(wins):
+            _, mx, _, loc = cv2.minMaxLoc(cv2.matchTemplate(inner, w, cv2.TM_CCOEFF_NORMED))
+            assert abs(best[k] - mx) < 1e-4
+            assert tuple(tops[k]) == (loc[0] + margin, loc[1] + margin)
+
+
+def test_a_bank_holds_windows_of_one_size_only():
+    with pytest.raises(ValueError, match="one size"):
+        WindowBank([np.zeros((24, 24), np.float32), np.zeros((20, 20), np.float32)])
