@@ -105,6 +105,7 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
     def observe(self, image: np.ndarray, seq: int | None = None) -> Observation:
         from calibration.observe import observed_objects, on_markers, snapped, zones_seen
         from calibration.palette import white_reference
+        from vision.photometry import normalise_light
 
         t = {"t": time.perf_counter()}
         self.timings = {}
@@ -123,7 +124,11 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
 
         def read_dice() -> list[Observed]:
             self._mat_dice = None
-            det = self.reader.read(image)
+            # The typed dice's faces are cut from the photo the reader balanced (a lamp far
+            # warmer or cooler than the face models trained with, or a quarter of the
+            # exposure, cost square-on readings: models.training.light_faces).
+            lit = normalise_light(image)
+            det = self.reader.read(lit, balanced=True)
             lap("dice")
             # Only detections in the game's dice zones are dice (card art and pyramids make
             # the detector fire too), and none on a printed marker.
@@ -143,7 +148,7 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
             self.last_detections = det
             objects = self._die_confidence(image, det, objects)
             lap("dice_table")
-            dice = self._typed(prof, image, objects)
+            dice = self._typed(prof, lit, objects)
             lap("faces")
             return dice
 

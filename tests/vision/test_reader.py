@@ -75,6 +75,23 @@ def test_reader_reads_seeded_synthetic_tables(reader) -> None:  # noqa: ANN001
     assert predicted <= total + 20
 
 
+def test_a_balanced_photo_is_read_as_the_photo_it_was_balanced_from(reader) -> None:  # noqa: ANN001
+    """``read(photo)`` balances the photo itself; ``read(normalise_light(photo), balanced=
+    True)`` (a caller that cuts crops of its own from the balanced photo) reads the same
+    dice, and ``balanced=True`` does not balance again (a cast photo passed so is read
+    cast)."""
+    from vision.photometry import normalise_light
+
+    cool = np.clip(seeded_scenes(1)[0].image * np.array([1.25, 1.0, 0.75]), 0, 255
+                   ).astype(np.uint8)
+    lit = normalise_light(cool)
+    assert lit is not cool  # the cast is beyond the balance's dead zone
+    once, twice = reader.read(cool), reader.read(lit, balanced=True)
+    np.testing.assert_array_equal(once.xyxy, twice.xyxy)
+    np.testing.assert_array_equal(once.face_probs, twice.face_probs)
+    assert not np.array_equal(reader.read(cool, balanced=True).face_probs, once.face_probs)
+
+
 def test_empty_table_has_no_dice(reader) -> None:  # noqa: ANN001
     rng = np.random.default_rng(5)
     img = np.full((480, 640, 3), 200, np.uint8)
