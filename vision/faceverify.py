@@ -20,10 +20,11 @@ A crop is read by placing it on each reference with the correlation's search, wh
 reader does anyway (:meth:`vision.facematch.ShotMatcher.scores_where` returns the placement);
 the verifier adds one warp of a 20-pixel square and a dot product per reference.
 
-Off by default (:data:`vision.faces.VERIFY_WEIGHT` 0): tried on validation dice
-(``python -m models.training.validate_enrol --verify``, seed 60 000, and seed 70 000 by a
-probe; ``models/die_enrol.md``), it gained 3 crops in 1920 with 5 shots on the first and 8 on
-the second, 4 and 0 with 3 shots, and made preparing a 5-shot die ~11 s slower (2 -> 13 s).
+On in the reading of dice enrolled without a base type (:data:`vision.faces.VERIFY_WEIGHT`,
+chosen on validation dice: ``python -m models.training.validate_enrol --verify``, seeds
+60 000-90 000; ``models/die_enrol.md``): with 5 shots it gained 3, 8, 5 and 17 crops in 1920
+on the four seeds. Preparing a 5-shot die costs ~2 s more (every copy placed on every
+reference by one :class:`vision.facematch.WindowBank` search; 11 s more before).
 """
 
 from __future__ import annotations
