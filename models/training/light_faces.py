@@ -43,6 +43,15 @@ warm cast / cool cast):
   each, both ways.
 - enrolled new dice (100 reads): 53->53 / 52->53 / 53->52 / 54->52.
 
+The photos' figures above were measured when ``read_dice_types`` read each die from its whole
+box's crop, which mixes the top face with the printed sides a wide camera shows (most of
+the misreadings: given the true type that crop read 123 of 199 grey-table dice of each game,
+a crop around the true top face 187 IceDice, 173 Quarriors). It now reads the square inside
+the box nearest a face mean (``pieces_read.top_candidates``); ``--seed 1``, unshifted, as
+taken, box -> squares: IceDice grey 112->145 of 181, random 104->147 of 201, green felt
+111->141, red cloth 111->146, wood 115->147; Quarriors grey 105->132, random 95->137,
+green felt 88->127, red cloth 88->139, wood 98->141 (the balanced column not measured again).
+
 So the balance is no cure for a photo of no known table: on a coloured table the grey world
 takes the table's colour for the light's (unshifted green felt, red cloth, wood: every one of
 10 photos a game is changed, gains up to 1.4 a channel and more with the exposure lift, a
