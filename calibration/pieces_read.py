@@ -65,7 +65,7 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
     Of the die's box and the squares inside it (:func:`top_candidates`), the crop whose
     embedding lies nearest to any of the game's face means is the top face's: it gives the
     type, and its face is read with that type. Cut from the box alone, dice of rendered
-    photos (models.training.light_faces, grey table, 40 photos, true boxes) were read right
+    photos (device.light_faces, grey table, 40 photos, true boxes) were read right
     117 / 199 IceDice and 105 / 199 Quarriors, 123 / 199 each even with the true type: a crop
     around the true top face reads 187 and 173 (probes). The squares were chosen on those
     photos (161 and 148 right); on others (light_faces --seed 1, five tables) IceDice

@@ -126,7 +126,7 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
             self._mat_dice = None
             # The typed dice's faces are cut from the photo the reader balanced (a lamp far
             # warmer or cooler than the face models trained with, or a quarter of the
-            # exposure, cost square-on readings: models.training.light_faces).
+            # exposure, cost square-on readings: device.light_faces).
             lit = normalise_light(image)
             det = self.reader.read(lit, balanced=True)
             lap("dice")

@@ -4,6 +4,7 @@ made from the first still frame, die tracker), and `dicetable serve` with a came
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -108,6 +109,15 @@ def _top(obj: object, name: str) -> str:
     return max(obj.dist(name), key=lambda kv: kv[1])[0]  # type: ignore[attr-defined]
 
 
+def _icedice_throws() -> list[Any]:
+    """Six views of a size die and a rainbow colour die, every colour once."""
+    return [make_view([Expected.make("die", "rolling", type="icedice-size", face=size),
+                       Expected.make("die", "rolling", type="icedice-colour-rainbow",
+                                     face=colour)])
+            for colour, size in [("red", "S"), ("atom", "ML"), ("green", "L"), ("blue", "SM"),
+                                 ("yellow", "M"), ("black", "SL")]]
+
+
 def test_icedice_dice_are_found_on_the_mat_and_read_square_on() -> None:
     """Rendered IceDice throws (seeded): every die is found, once, within 3 mm, its type and
     face read right. The pip detector alone misses the colour die (a coloured square, not
@@ -117,11 +127,7 @@ def test_icedice_dice_are_found_on_the_mat_and_read_square_on() -> None:
     reader, faces = shared_readers("icedice")
     observer = None
     found = right = total = 0
-    for k, (colour, size) in enumerate([("red", "S"), ("atom", "ML"), ("green", "L"),
-                                         ("blue", "SM"), ("yellow", "M"), ("black", "SL")]):
-        view = make_view([Expected.make("die", "rolling", type="icedice-size", face=size),
-                          Expected.make("die", "rolling", type="icedice-colour-rainbow",
-                                        face=colour)])
+    for k, view in enumerate(_icedice_throws()):
         tr.place(view, thrown=True)
         image = tr.render_still(view, seed=k)
         if observer is None:
@@ -147,18 +153,14 @@ def test_icedice_faces_read_right_under_a_lamp_the_face_models_never_saw(gains) 
     """The square-on face crops are cut from the photo the dice reader balanced
     (vision.photometry): rendered IceDice throws under a lamp far cooler than the face models
     trained with, or at a quarter of the exposure, read as in the table's own light
-    (models.training.light_faces --strong, 30 throws of each edition: 102 / 88 of 120 dice
+    (device.light_faces --strong, 30 throws of each edition: 102 / 88 of 120 dice
     right cut from the photo as taken, 119 / 118 balanced); here, 6 throws: 11 / 12 of 12
     (as taken: 10 / 7)."""
     tr = TableRenderer("icedice", 2, seed=3)
     reader, faces = shared_readers("icedice")
     profile = None
     right = total = 0
-    for k, (colour, size) in enumerate([("red", "S"), ("atom", "ML"), ("green", "L"),
-                                         ("blue", "SM"), ("yellow", "M"), ("black", "SL")]):
-        view = make_view([Expected.make("die", "rolling", type="icedice-size", face=size),
-                          Expected.make("die", "rolling", type="icedice-colour-rainbow",
-                                        face=colour)])
+    for k, view in enumerate(_icedice_throws()):
         tr.place(view, thrown=True)
         if profile is None:
             profile = calibrate_image(tr.calibration_shot(), tr.layout,

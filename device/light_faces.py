@@ -3,7 +3,7 @@
 
 Usage::
 
-    python -m models.training.light_faces [--scenes N] [--throws N] [--enrolled N] [--json]
+    python -m device.light_faces [--scenes N] [--throws N] [--enrolled N] [--json]
 
 ``DiceReader.read`` balances each photo before it finds and reads the pip dice; the face
 model's readings of typed dice (``dicetable read --game``), of enrolled dice and of the live
@@ -28,7 +28,7 @@ This reads each die's face both ways, (a) the photo as given to the reader and (
   (each die's true box, ``read_enrolled``): the players enrolled in one light and play in
   another. (b) balances the shots' photos as well as the read ones.
 
-Measured (``python -m models.training.light_faces``, defaults: 40 photos per game and table,
+Measured (``python -m device.light_faces``, defaults: 40 photos per game and table,
 30 throws per edition, 6 new dice; right as taken -> balanced, per shift none / dark x0.45 /
 warm cast / cool cast):
 
