@@ -79,7 +79,7 @@ from models.training.shifts import SHIFTS
 from vision.dietypes import DieType, game_types, get_type
 from vision.photometry import normalise_light
 from vision.renderer import Scene, render
-from vision.scenes import random_scene
+from vision.scenes import TABLES, random_scene, table_of_kind
 
 SHIFT_NAMES = ("none", "dark x0.45", "warm cast", "cool cast")
 STRONG: dict[str, Callable[[np.ndarray], np.ndarray]] = {
@@ -90,10 +90,6 @@ STRONG: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 """Beyond the robustness shifts (``--strong``): a lamp far warmer or cooler than any the face
 models trained with, and a quarter of the exposure."""
 _SHIFTS = {**SHIFTS, **STRONG}
-TABLE_PX = 800
-"""Side of a table image (1 mm a pixel): wider than any view of a scene of 36-64 px dice."""
-
-
 class _Boxes:
     """The part of Detections that read_dice_types uses: boxes and their count."""
 
@@ -104,31 +100,12 @@ class _Boxes:
         return len(self.xyxy)
 
 
-def _table(kind: str, rng: np.random.Generator) -> np.ndarray | None:
-    """A (TABLE_PX, TABLE_PX, 3) uint8 BGR table of a kind; None: the renderer's own random
-    table (vision.textures.background: 60 % of them a random colour)."""
-    if kind == "random":
-        return None
-    base = {"grey": (200, 200, 200), "green felt": (60, 125, 35), "red cloth": (45, 40, 150),
-            "wood": (55, 105, 160)}[kind]
-    img = np.empty((TABLE_PX, TABLE_PX, 3), np.float32)
-    img[:] = base
-    if kind == "wood":
-        x = np.arange(TABLE_PX, dtype=np.float32)
-        img *= (1 + 0.12 * np.sin(x / 7.0 + 3 * np.sin(x / 90.0)))[None, :, None]
-    img *= 1 + 0.05 * rng.standard_normal((TABLE_PX, TABLE_PX, 1)).astype(np.float32)
-    return np.clip(img, 0, 255).astype(np.uint8)
-
-
-TABLES = ("grey", "random", "green felt", "red cloth", "wood")
-
-
 def typed_scene(rng: np.random.Generator, types: list[DieType], table: str) -> Scene:
     """A random scene whose dice are all of `types` (each die a random type and face)."""
     scene = random_scene(rng, n_dice=(3, 8), die_px=(36, 64), unreadable_rate=0.0)
     dice = tuple(dataclasses.replace(d, die_type=types[int(rng.integers(len(types)))],
                                      value=int(rng.integers(1, 7))) for d in scene.dice)
-    return dataclasses.replace(scene, dice=dice, mat=_table(table, rng), mat_mm_per_px=1.0)
+    return dataclasses.replace(scene, dice=dice, mat=table_of_kind(table, rng), mat_mm_per_px=1.0)
 
 
 def _die(type_name: str) -> str:
@@ -219,7 +196,7 @@ def _die_scene(rng: np.random.Generator, dtype: DieType, values: list[int]) -> S
                          unreadable_rate=0.0)
     dice = tuple(dataclasses.replace(d, die_type=dtype, value=v)
                  for d, v in zip(scene.dice, values, strict=False))
-    return dataclasses.replace(scene, dice=dice, mat=_table("grey", rng), mat_mm_per_px=1.0)
+    return dataclasses.replace(scene, dice=dice, mat=table_of_kind("grey", rng), mat_mm_per_px=1.0)
 
 
 def enrolled(faces, dice: int, seed: int, shots: int = 3, tests: int = 3,

@@ -144,3 +144,29 @@ def random_render(rng: np.random.Generator, **scene_kwargs: object) -> tuple[Sce
     noise = float(rng.uniform(0, 6))
     quality = int(rng.integers(20, 95)) if rng.random() < 0.85 else None
     return scene, render(scene, jpeg_quality=quality, blur_sigma=blur, noise_sigma=noise)
+
+
+TABLE_PX = 800
+"""Side of a table image of :func:`table_of_kind` (1 mm a pixel): wider than any view of a
+scene of 36-64 px dice."""
+TABLES = ("grey", "random", "green felt", "red cloth", "wood")
+"""Table kinds the light measurements render (``device.light_faces``,
+``models.training.light_tables``): a grey world that holds, and coloured tables where it does
+not."""
+
+
+def table_of_kind(kind: str, rng: np.random.Generator) -> np.ndarray | None:
+    """A (TABLE_PX, TABLE_PX, 3) uint8 BGR table of a kind of :data:`TABLES`, for a scene's
+    ``mat``; None: the renderer's own random table (vision.textures.background: 60 % of them
+    a random colour)."""
+    if kind == "random":
+        return None
+    base = {"grey": (200, 200, 200), "green felt": (60, 125, 35), "red cloth": (45, 40, 150),
+            "wood": (55, 105, 160)}[kind]
+    img = np.empty((TABLE_PX, TABLE_PX, 3), np.float32)
+    img[:] = base
+    if kind == "wood":
+        x = np.arange(TABLE_PX, dtype=np.float32)
+        img *= (1 + 0.12 * np.sin(x / 7.0 + 3 * np.sin(x / 90.0)))[None, :, None]
+    img *= 1 + 0.05 * rng.standard_normal((TABLE_PX, TABLE_PX, 1)).astype(np.float32)
+    return np.clip(img, 0, 255).astype(np.uint8)

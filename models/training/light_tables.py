@@ -7,11 +7,11 @@ Usage::
     python -m models.training.light_tables [--scenes N] [--seed S] [--tables ...]
         [--shifts ...] [--json]
 
-``models.training.light_faces`` found that on coloured tables (green felt, red cloth, wood)
+``device.light_faces`` found that on coloured tables (green felt, red cloth, wood)
 the grey world takes the table's colour for the lamp's and costs the typed dice's face
 reading. This asks the same of the pip reader: each photo is a ``vision.scenes.random_scene``
 of 3-12 pip dice of 28-72 px (none cocked, none typed) on a table of a kind of
-:data:`light_faces.TABLES`, rendered with ``random_render``'s blur, noise and JPEG, then
+:data:`vision.scenes.TABLES`, rendered with ``random_render``'s blur, noise and JPEG, then
 shifted by each of :data:`SHIFT_NAMES` and read three ways (:data:`WAYS`): (a)
 ``reader.read(photo)``, the reader as is; (b) ``reader.read(photo, balanced=True)``, the
 photo as taken; (c) the exposure lift alone. Scored as ``vision.evaluate`` scores a labelled
@@ -70,13 +70,12 @@ import sys
 
 import numpy as np
 
-from models.training.light_faces import TABLES, _table
 from models.training.shifts import SHIFTS
 from vision import photometry
 from vision.evaluate import match
 from vision.photometry import light_gains
 from vision.renderer import render
-from vision.scenes import random_scene
+from vision.scenes import TABLES, random_scene, table_of_kind
 
 SHIFT_NAMES = ("none", "warm cast", "cool cast", "dark x0.45")
 
@@ -85,7 +84,7 @@ def scene_photo(rng: np.random.Generator, table: str):
     """A rendered photo of pip dice on a table of `table`'s kind (random_render's blur,
     noise and JPEG draws, so the photos are not cleaner than the training renders)."""
     scene = random_scene(rng, n_dice=(3, 12), die_px=(28, 72), unreadable_rate=0.0)
-    scene = dataclasses.replace(scene, mat=_table(table, rng), mat_mm_per_px=1.0)
+    scene = dataclasses.replace(scene, mat=table_of_kind(table, rng), mat_mm_per_px=1.0)
     blur = float(rng.choice([0.0, rng.uniform(0.3, 1.6)]))
     noise = float(rng.uniform(0, 6))
     quality = int(rng.integers(20, 95)) if rng.random() < 0.85 else None
