@@ -157,15 +157,20 @@ class _Enrolled:
     """What reading one enrolled die needs, computed once from its shots."""
 
     labels: list[str]
-    means: np.ndarray
-    """(labels, D) unit mean embedding of each face's shots, less :attr:`centre`."""
-    centre: np.ndarray
-    """The mean of the faces' means: the embedding's part common to every face of the die."""
+    shots: dict[str, np.ndarray]
+    """Per label, the crops standing for the face (the players' shots, or a base type's
+    rendered ones)."""
     matcher: ShotMatcher
     protos: np.ndarray | None = None
     """(labels, D) unit prototype of each face in the enrolment embedding (None without it)."""
     verifier: FaceVerifier | None = None
     """The die's per-face linear verifier (None: not read by one)."""
+    means: np.ndarray | None = None
+    """(labels, D) unit mean face-model embedding of each face's shots, less :attr:`centre`;
+    made on first use (:meth:`DieFaceReader.face_means`): the shipped reading gives it no
+    weight, and it took a quarter of a die's preparation."""
+    centre: np.ndarray | None = None
+    """The mean of the faces' means: the embedding's part common to every face of the die."""
 
 
 class DieFaceReader:
@@ -287,8 +292,11 @@ class DieFaceReader:
         is zeros without that model, the second without `face_model` (its weight is 0: not
         worth its time), the last without `verify` or for a die with a base type."""
         known = self._prepare(die, verify)
-        cos = (_unit(self.embed(crops) - known.centre) @ known.means.T if face_model
-               else np.zeros((len(crops), len(known.labels))))
+        if face_model:
+            means, centre = self.face_means(known)
+            cos = _unit(self.embed(crops) - centre) @ means.T
+        else:
+            cos = np.zeros((len(crops), len(known.labels)))
         near = (self.enroller.embed(crops) @ known.protos.T if known.protos is not None
                 else np.zeros_like(cos))
         if known.verifier is None:
@@ -327,13 +335,6 @@ class DieFaceReader:
             if not shots:
                 raise ValueError(f"die {die.name} has no enrolled face")
             labels = list(shots)
-            # The embedding shares a large part between all faces (it was trained to tell
-            # faces of many dice apart): measured from this die's own face means, it is taken
-            # out before comparing.
-            rng = np.random.default_rng(0)  # the same means every time the die is read
-            means = _unit(np.stack([self.embed(self._with_copies(shots[lb], rng)).mean(axis=0)
-                                    for lb in labels]))
-            centre = means.mean(axis=0)
             protos = verifier = None
             if self.enroller is not None or verify:
                 rng = np.random.default_rng(1)
@@ -343,9 +344,22 @@ class DieFaceReader:
                                              for lb in labels]))
                 if verify:
                     verifier = FaceVerifier(samples)
-            self._enrolled[key] = _Enrolled(labels, _unit(means - centre), centre,
-                                            ShotMatcher(shots), protos, verifier)
+            self._enrolled[key] = _Enrolled(labels, shots, ShotMatcher(shots), protos, verifier)
         return self._enrolled[key]
+
+    def face_means(self, known: _Enrolled) -> tuple[np.ndarray, np.ndarray]:
+        """(means, centre) of an enrolled die's faces in the face model's embedding, made on
+        first use."""
+        if known.means is None or known.centre is None:
+            # The embedding shares a large part between all faces (it was trained to tell
+            # faces of many dice apart): measured from this die's own face means, it is taken
+            # out before comparing.
+            rng = np.random.default_rng(0)  # the same means every time the die is read
+            means = _unit(np.stack([self.embed(self._with_copies(known.shots[lb], rng))
+                                    .mean(axis=0) for lb in known.labels]))
+            known.centre = means.mean(axis=0)
+            known.means = _unit(means - known.centre)
+        return known.means, known.centre
 
     @staticmethod
     def _with_copies(shots: np.ndarray, rng: np.random.Generator,
