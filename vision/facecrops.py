@@ -49,6 +49,12 @@ class Conditions:
     """A crop of the top face's plane warped square-on (:func:`calibration.dice_top.top_crops`):
     the face is centred (up to the error of the die's place, ``box_jitter``) and
     ``TOP_MARGIN`` times smaller than the crop; the sides facing the camera show beside it."""
+    printed_sides: bool = False
+    """Print each visible side with another face of the same die (a random one, any turn),
+    warped onto the side's quad and shaded as the plain side is: a real die's sides are its
+    other faces, which a wide camera's photo shows beside the top face (``vision.scenes``,
+    up to 30 degrees off axis: sides 0.35-1 face wide). Off by default: the plain sides
+    (body colour) are what the shipped models were trained and measured on."""
 
 
 TRAIN = Conditions()
@@ -62,14 +68,20 @@ STEADY = Conditions(gain=(0.85, 1.1), cast=0.05, tilt=0.25, persp=0.04, box_jitt
 #: the place of the die off by up to ~2 mm of 16-18 (its search steps), the camera's side
 #: view of the die up to 0.45 of a face on a wide table.
 TOP = Conditions(square_on=True, box_jitter=0.12, tilt=0.45, persp=0.03)
+#: A detected die's box crop in a photo from a wide camera: the sides up to a whole face wide
+#: and printed with the die's other faces (``pieces_read.read_dice_types``' photos).
+WIDE = Conditions(tilt=1.0, printed_sides=True)
 
 TextureFn = Callable[[int], np.ndarray]
 
 
 def render_crop(texture: np.ndarray, body_bgr: tuple[float, float, float],
                 rng: np.random.Generator, cond: Conditions = TRAIN,
-                size: int = CROP_PX) -> np.ndarray:
-    """One (size, size, 3) uint8 BGR crop of a die whose top face is `texture` (BGRA)."""
+                size: int = CROP_PX,
+                side_textures: list[np.ndarray] | None = None) -> np.ndarray:
+    """One (size, size, 3) uint8 BGR crop of a die whose top face is `texture` (BGRA).
+    `side_textures`: the die's other faces (BGRA), printed on the visible sides when
+    ``cond.printed_sides``."""
     s = size * 4  # draw at 4x, shrink at the end (anti-aliasing like a real sensor)
     if cond.square_on:  # the face's size is known (the die's edge); its place to a few mm
         face_side = s / TOP_MARGIN * (1 + rng.uniform(-0.04, 0.04))
@@ -100,7 +112,12 @@ def render_crop(texture: np.ndarray, body_bgr: tuple[float, float, float],
     img *= (1 - rng.uniform(0.2, 0.5) * shadow)[..., None]
     body = np.asarray(body_bgr, np.float32) / 255.0
     hull = cv2.convexHull(np.vstack([bottom, top_c]).astype(np.float32)).astype(np.int32)
-    cv2.fillPoly(img, [hull], (body * rng.uniform(0.45, 0.8)).tolist(), cv2.LINE_AA)
+    side_shade = rng.uniform(0.45, 0.8)
+    cv2.fillPoly(img, [hull], (body * side_shade).tolist(), cv2.LINE_AA)
+    if cond.printed_sides and side_textures:
+        # drawn only under this option, so that the random draws (and every existing crop
+        # of a seed) stay the same without it
+        img = _print_sides(img, top_c, shift, side_textures, side_shade, rng)
     tex = texture.copy()
     tex[..., :3] *= rng.uniform(0.85, 1.05)
     t = tex.shape[0]
@@ -130,6 +147,36 @@ def render_crop(texture: np.ndarray, body_bgr: tuple[float, float, float],
     return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
 
 
+def _print_sides(img: np.ndarray, top: np.ndarray, shift: np.ndarray,
+                 textures: list[np.ndarray], shade: float,
+                 rng: np.random.Generator) -> np.ndarray:
+    """`img` with the sides facing the camera printed: each top edge whose outward normal
+    points along -`shift` (towards the camera's foot, where the body shows) gets the
+    parallelogram edge -> edge - `shift` (a cube's side under a near-parallel projection,
+    foreshortened by how far the camera is off axis), textured by a random other face at a
+    random quarter turn, in the side's shade."""
+    s = img.shape[0]
+    if float(np.hypot(*shift)) < 1.0:  # seen square-on: no side shows
+        return img
+    centre = top.mean(0)
+    t = textures[0].shape[0]
+    src = np.array([[0, 0], [t, 0], [t, t], [0, t]], np.float32)
+    for i in range(4):
+        a, b = top[i], top[(i + 1) % 4]
+        mid = (a + b) / 2
+        if float(np.dot(mid - centre, -shift)) <= 0:  # this side faces away from the camera
+            continue
+        tex = textures[int(rng.integers(len(textures)))]
+        quad = np.array([a, b, b - shift, a - shift], np.float32)
+        quad = np.roll(quad, int(rng.integers(4)), axis=0)  # a face lies any way round
+        hmat = cv2.getPerspectiveTransform(src, quad)
+        warped = cv2.warpPerspective(tex, hmat, (s, s), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        a_s = warped[..., 3:4]
+        img = img * (1 - a_s) + warped[..., :3] * shade * a_s
+    return img
+
+
 def _table(s: int, rng: np.random.Generator) -> np.ndarray:
     img = np.empty((s, s, 3), np.float32)
     img[:] = rng.uniform(0.1, 0.9, 3) if rng.random() < 0.6 else rng.uniform(0.6, 0.95)
@@ -144,9 +191,11 @@ def face_crops(dtype: DieType, face: Face, n: int, rng: np.random.Generator,
                body_jitter: float = 12.0) -> np.ndarray:
     """(n, size, size, 3) uint8 crops of one face of a die type."""
     tex = face_texture(dtype, face, 64)
+    sides = ([face_texture(dtype, f, 64) for f in dtype.faces if f.label != face.label]
+             if cond.printed_sides else None)
     body = np.asarray(hex_bgr(dtype.body))
     out = np.empty((n, size, size, 3), np.uint8)
     for i in range(n):
         b = np.clip(body + rng.normal(0, body_jitter, 3), 0, 255)
-        out[i] = render_crop(tex, tuple(b), rng, cond, size)
+        out[i] = render_crop(tex, tuple(b), rng, cond, size, sides)
     return out
