@@ -1,7 +1,7 @@
 """Trains the die-face classifier of the catalogued die types and exports it to ONNX.
 
 Usage: ``python -m models.training.train_faces [--seed 0] [--per-face 200] [--steps 9000]
-[--aux-dice 300 --aux-per-face 12]``
+[--aux-dice 300 --aux-per-face 12] [--printed-sides N]``
 
 Data: rendered crops (:mod:`vision.facecrops`) of every face of every shipped die type, plus
 "auxiliary" dice with random glyph faces (half with one bold symbol, as symbol dice print
@@ -36,7 +36,7 @@ from tqdm import tqdm
 from models.training.export import export_crop_net, update_sha256sums
 from models.training.train_classifier import fit_temperature
 from vision.dietypes import DieType, all_labels, catalogue, custom
-from vision.facecrops import CROP_PX, TRAIN, face_crops
+from vision.facecrops import CROP_PX, TRAIN, WIDE, face_crops
 
 logger = logging.getLogger(__name__)
 
@@ -68,17 +68,21 @@ def aux_types(seed_base: int, n: int = AUX_DICE) -> list[DieType]:
     return out
 
 
-def _job(args: tuple[str, int, int, int, int]) -> tuple[np.ndarray, list[str]]:
-    name, face_i, n, seed, aux = args
+def _job(args: tuple[str, int, int, int, int, bool]) -> tuple[np.ndarray, list[str]]:
+    name, face_i, n, seed, aux, wide = args
     types = {t.name: t for t in aux_types(AUX_SEED, aux)} if aux else catalogue()
     dt = types[name]
     face = dt.faces[face_i]
-    crops = face_crops(dt, face, n, np.random.default_rng(seed), TRAIN, CROP_PX)
+    crops = face_crops(dt, face, n, np.random.default_rng(seed), WIDE if wide else TRAIN,
+                       CROP_PX)
     return crops, [face.label] * n
 
 
 def make_data(per_face: int, seed: int, aux_dice: int = AUX_DICE, aux_per_face: int = 12,
-              workers: int = 2) -> tuple[np.ndarray, list[str]]:
+              workers: int = 2, printed_sides: int = 0) -> tuple[np.ndarray, list[str]]:
+    """`printed_sides`: crops per shipped face under ``facecrops.WIDE`` (sides up to a face
+    wide and printed with the die's other faces), added to the `per_face` ``TRAIN`` crops;
+    their seeds follow all the others', so the ``TRAIN`` crops are those of a run without."""
     jobs = []
     k = 0
     for aux, types in ((0, list(catalogue().values())),
@@ -86,7 +90,12 @@ def make_data(per_face: int, seed: int, aux_dice: int = AUX_DICE, aux_per_face: 
         for dt in types:
             for fi in range(6):
                 jobs.append((dt.name, fi, aux_per_face if aux else per_face,
-                             seed * 100_003 + k, aux))
+                             seed * 100_003 + k, aux, False))
+                k += 1
+    if printed_sides:
+        for dt in catalogue().values():
+            for fi in range(6):
+                jobs.append((dt.name, fi, printed_sides, seed * 100_003 + k, 0, True))
                 k += 1
     crops, labels = [], []
     with ProcessPoolExecutor(workers) as pool:
@@ -186,6 +195,9 @@ def main() -> None:
     ap.add_argument("--aux-dice", type=int, default=AUX_DICE,
                     help="random-glyph dice for the embedding objective")
     ap.add_argument("--aux-per-face", type=int, default=12)
+    ap.add_argument("--printed-sides", type=int, default=0, metavar="N",
+                    help="also N crops per shipped face with wide, printed sides "
+                         "(facecrops.WIDE: a wide camera's photo)")
     ap.add_argument("--cache", type=Path, help="keep the rendered crops in this .npz")
     ap.add_argument("--save-torch", type=Path,
                     help="also keep the torch weights (state_dict) here, to fine-tune later")
@@ -201,7 +213,8 @@ def main() -> None:
         data = np.load(args.cache)
         crops, labels = data["crops"], [str(v) for v in data["labels"]]
     else:
-        crops, labels = make_data(args.per_face, args.seed, args.aux_dice, args.aux_per_face)
+        crops, labels = make_data(args.per_face, args.seed, args.aux_dice, args.aux_per_face,
+                                   printed_sides=args.printed_sides)
         if args.cache is not None:
             np.savez(args.cache, crops=crops, labels=np.array(labels))
     if args.no_aux:
@@ -236,11 +249,13 @@ def main() -> None:
             "held_out_accuracy_shipped_4turns": acc, "seed": args.seed,
             "per_face": args.per_face, "steps": args.steps, "crops": len(y),
             "aux_dice": args.aux_dice, "aux_per_face": args.aux_per_face,
-            "test_time_turns": 4,
+            "printed_sides": args.printed_sides, "test_time_turns": 4,
             "torch": torch.__version__, "minutes": round((time.time() - t0) / 60, 1),
             "command": f"python -m models.training.train_faces --seed {args.seed} "
                        f"--per-face {args.per_face} --steps {args.steps} "
                        f"--aux-dice {args.aux_dice} --aux-per-face {args.aux_per_face}"
+                       + (f" --printed-sides {args.printed_sides}" if args.printed_sides
+                          else "")
                        + (" --no-aux" if args.no_aux else "")}
     (args.out_dir / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     if args.out_dir.resolve() == MODELS.resolve():

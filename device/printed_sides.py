@@ -1,0 +1,59 @@
+"""Face accuracy per die type on box crops whose sides are wide and printed with the die's
+other faces (``vision.facecrops.WIDE``), as a wide camera's photo shows a typed die.
+
+Usage::
+
+    python -m device.printed_sides [--per-face N] [--seed S] [--models DIR] [--no-experts]
+                                   [--cond wide|train|top] [--json]
+
+``--models DIR`` reads with the face model and experts in DIR (a copy of ``models/`` with a
+candidate in place) instead of the shipped ones. The render seeds are 15 000 + S (the
+``pieces`` measurements use 10 000-13 999); validation renders use another seed (``--seed
+763 000`` was used to look at the candidate before the measurement's seed 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+SEED_BASE = 15_000
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--per-face", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--models", type=Path, help="folder of the face model and its experts")
+    ap.add_argument("--no-experts", action="store_true", help="the shared model alone")
+    ap.add_argument("--cond", choices=("wide", "train", "top"), default="wide")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    from vision import facecrops
+    from vision.faces import DieFaceReader
+    from vision.faces_eval import eval_types
+
+    cond = {"wide": facecrops.WIDE, "train": facecrops.TRAIN, "top": facecrops.TOP}[args.cond]
+    path = args.models / "die_faces_202611.onnx" if args.models else None
+    reader = DieFaceReader(path=path, experts=not args.no_experts)
+    t0 = time.perf_counter()
+    res = eval_types(reader, per_face=args.per_face, seed=SEED_BASE + args.seed, cond=cond)
+    acc = {k: round(v["accuracy"], 4) for k, v in res.items()}
+    out = {"cond": args.cond, "per_face": args.per_face, "seed": args.seed,
+           "models": str(args.models or "shipped"), "experts": not args.no_experts,
+           "accuracy": acc, "rejected": {k: round(v["rejected"], 4) for k, v in res.items()},
+           "mean": round(sum(acc.values()) / len(acc), 4),
+           "seconds": round(time.perf_counter() - t0, 1)}
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        for k, v in acc.items():
+            print(f"{k:40s} {v:.4f}  rejected {out['rejected'][k]:.4f}")
+        print(f"mean {out['mean']:.4f} ({out['seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
