@@ -79,18 +79,18 @@ ENROL_WEIGHT = 0.5
 WITH_ENROL_EMBED_WEIGHT = 0.0
 ENROL_SCALE = 40.0
 ENROL_COPIES = 30
-#: A die enrolled without a base type (every face its own shots) is also read by a per-die
-#: linear verifier (vision.faceverify, learnt at enrolment on the shots and the same
-#: ENROL_COPIES copies): score += VERIFY_WEIGHT x each face's log-likelihood ratio against the
-#: die's others. 0.0025 was the best with 5 shots on the validation dice (``validate_enrol
-#: --verify``, seed 60 000: 0.9901 -> 0.9917, 3 shots 0.9891 -> 0.9911; seed 70 000 by a probe
-#: 0.9885 -> 0.9927), but short of the bar set there (+4 crops in 1920; it gained 3), so it
-#: was off until its enrolment was made fast (12.9 -> ~4 s for a 5-shot die: one search of
-#: every reference's windows, vision.facematch.WindowBank) and two fresh validation seeds
-#: were read, with the bar set before reading them (+8 crops in their 3840 with 5 shots, none
-#: lost with 3): seed 80 000 5 / 3 shots 0.9859 -> 0.9885 / 0.9823 -> 0.9849, seed 90 000
-#: 0.9818 -> 0.9906 / 0.9682 -> 0.9760 (+22 and +20 crops; symbol faces unchanged, the
-#: log-loss of the true face 0.030 -> 0.027 and 0.032 -> 0.024 with 5 shots).
+#: A die enrolled without a base type (every face its own shots) is also read by a per-die linear
+#: verifier (vision.faceverify, learnt at enrolment on the shots and the same ENROL_COPIES copies):
+#: score += VERIFY_WEIGHT x each face's log-likelihood ratio against the die's others. 0.0025 was
+#: the best with 5 shots on the validation dice (``validate_enrol --verify``, seed 60 000: 0.9901 ->
+#: 0.9917, 3 shots 0.9891 -> 0.9911; seed 70 000 by a probe 0.9885 -> 0.9927), but short of the bar
+#: set there (+4 crops in 1920; it gained 3), so it was off until its enrolment was made fast (its
+#: part of preparing a 5-shot die 11.1 -> 2.1 s: one search of every reference's windows,
+#: vision.facematch.WindowBank) and two fresh validation seeds were read, with the bar set before
+#: reading them (+8 crops in their 3840 with 5 shots, none lost with 3): seed 80 000 5 / 3 shots
+#: 0.9859 -> 0.9885 / 0.9823 -> 0.9849, seed 90 000 0.9818 -> 0.9906 / 0.9682 -> 0.9760 (+22 and +20
+#: crops; symbol faces unchanged, the log-loss of the true face 0.030 -> 0.027 and 0.032 -> 0.024
+#: with 5 shots).
 VERIFY_WEIGHT = 0.0025
 #: Rendered shots standing for each face a die keeps of its base type (``--base d6``).
 BASE_SHOTS = 8
