@@ -76,6 +76,7 @@ from collections.abc import Callable
 import numpy as np
 
 from models.training.shifts import SHIFTS
+from vision.detections import Detections
 from vision.dietypes import DieType, game_types, get_type
 from vision.photometry import normalise_light
 from vision.renderer import Scene, render
@@ -90,16 +91,6 @@ STRONG: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 """Beyond the robustness shifts (``--strong``): a lamp far warmer or cooler than any the face
 models trained with, and a quarter of the exposure."""
 _SHIFTS = {**SHIFTS, **STRONG}
-class _Boxes:
-    """The part of Detections that read_dice_types uses: boxes and their count."""
-
-    def __init__(self, xyxy: np.ndarray) -> None:
-        self.xyxy = np.asarray(xyxy, np.float32)
-
-    def __len__(self) -> int:
-        return len(self.xyxy)
-
-
 def typed_scene(rng: np.random.Generator, types: list[DieType], table: str) -> Scene:
     """A random scene whose dice are all of `types` (each die a random type and face)."""
     scene = random_scene(rng, n_dice=(3, 8), die_px=(36, 64), unreadable_rate=0.0)
@@ -108,7 +99,12 @@ def typed_scene(rng: np.random.Generator, types: list[DieType], table: str) -> S
     return dataclasses.replace(scene, dice=dice, mat=table_of_kind(table, rng), mat_mm_per_px=1.0)
 
 
-def _die(type_name: str) -> str:
+def true_boxes(xyxy: np.ndarray) -> Detections:
+    """A render's true boxes as detections (read_dice_types reads the boxes only)."""
+    return Detections(xyxy=xyxy, confidence=np.ones(len(xyxy), np.float32))
+
+
+def die_of(type_name: str) -> str:
     """The die a type is, either edition: IceDice's two colour dice share their red, yellow
     and green faces, which no reader can tell apart by edition (the live table knows its
     edition; `read --game` does not)."""
@@ -136,8 +132,8 @@ def photos(reader, game: str, table: str, scenes: int, seed: int,
                  for k, lb in zip(r.die_index, r.labels, strict=True)]
 
         def read(im: np.ndarray, r=r, truth=truth) -> list[bool]:
-            got = read_dice_types(reader, im, _Boxes(r.boxes), game)
-            return [g is not None and (_die(g["type"]), g["face"]) == (_die(t[0]), t[1])
+            got = read_dice_types(reader, im, true_boxes(r.boxes), game)
+            return [g is not None and (die_of(g["type"]), g["face"]) == (die_of(t[0]), t[1])
                     for g, t in zip(got, truth, strict=True)]
 
         for s in shifts:

@@ -119,9 +119,6 @@ class WindowBank:
         t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-9)
         self.columns = np.ascontiguousarray(t.T)
 
-    def __len__(self) -> int:
-        return self.columns.shape[1]
-
     def search(self, g: np.ndarray, margin: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(best correlation (K,), its top-left (K, 2) as x, y) of every window on the
         band-passed upright crop `g`, shifts searched `margin` pixels inside its border."""
@@ -148,9 +145,10 @@ class ShotMatcher:
     def __init__(self, shots: dict[str, np.ndarray]) -> None:
         """`shots`: per face label, (n, h, w, 3) uint8 crops."""
         self.labels = list(shots)
-        self.windows = [[w for s in shots[lb] for w in shot_windows(s)] for lb in self.labels]
-        self.bank = WindowBank([w for wins in self.windows for w in wins])
-        self.starts = np.cumsum([0] + [len(w) for w in self.windows])
+        windows = [[w for s in shots[lb] for w in shot_windows(s)] for lb in self.labels]
+        self.bank = WindowBank([w for wins in windows for w in wins])
+        #: face j's windows are the bank's starts[j]:starts[j + 1]
+        self.starts = np.cumsum([0] + [len(w) for w in windows])
 
     def scores(self, crops: np.ndarray) -> np.ndarray:
         """(N, faces): per crop, its best correlation with any shot of each face."""

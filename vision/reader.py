@@ -88,10 +88,9 @@ class DiceReader:
             kept = np.nonzero(keep)[0]
             keep[:] = False
             keep[kept[merge_by_reading(found.xyxy[kept], faces[kept])]] = True
-            kept = np.nonzero(keep)[0]
-            keep[kept[inside_bigger(found.xyxy[kept], faces[kept])]] = False
-            kept = np.nonzero(keep)[0]
-            keep[kept[specks(found.xyxy[kept], faces[kept])]] = False
+            for drop in (inside_bigger, specks):  # each on the boxes the last one left
+                kept = np.nonzero(keep)[0]
+                keep[kept[drop(found.xyxy[kept], faces[kept])]] = False
         body, pip = die_colour_names(crops[keep])
         self.timings.add("colour", t)
         return found[keep].with_faces(faces[keep], body, pip)

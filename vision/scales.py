@@ -121,18 +121,31 @@ MERGE_IOU = 0.45
 SPECK = 0.25
 
 
+def _sides(xyxy: np.ndarray) -> np.ndarray:
+    """(N,) the longer side of each box."""
+    return np.max(xyxy[:, 2:] - xyxy[:, :2], axis=1) if len(xyxy) else np.zeros(0)
+
+
 def _side(d: Detections) -> np.ndarray:
-    return np.max(d.xyxy[:, 2:] - d.xyxy[:, :2], axis=1) if len(d) else np.zeros(0)
+    return _sides(d.xyxy)
 
 
-def _merge(parts: list[Detections]) -> Detections:
+def _concat(parts: list[Detections]) -> Detections:
+    """The passes' boxes together, unmerged."""
     parts = [p for p in parts if len(p)]
     if not parts:
         return Detections.empty()
     if len(parts) == 1:
         return parts[0]
-    xyxy = np.concatenate([p.xyxy for p in parts])
-    conf = np.concatenate([p.confidence for p in parts])
+    return Detections(xyxy=np.concatenate([p.xyxy for p in parts]),
+                      confidence=np.concatenate([p.confidence for p in parts]))
+
+
+def _merge(parts: list[Detections]) -> Detections:
+    both = _concat(parts)
+    if sum(len(p) > 0 for p in parts) < 2:  # nothing to merge
+        return both
+    xyxy, conf = both.xyxy, both.confidence
     order = np.argsort(-conf, kind="stable")
     xyxy, conf = xyxy[order], conf[order]
     keep = nms(xyxy, conf, MERGE_IOU)
@@ -229,13 +242,7 @@ def detect_at_scales(detector: DiceDetector, image: np.ndarray,
             coarse = Detections(xyxy=(coarse.xyxy / src_scale).astype(np.float32),
                                 confidence=coarse.confidence)
         parts.append(coarse[_side(coarse) >= share * long])
-    if merge:
-        return _merge(parts)
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return Detections.empty()
-    return Detections(xyxy=np.concatenate([p.xyxy for p in parts]),
-                      confidence=np.concatenate([p.confidence for p in parts]))
+    return _merge(parts) if merge else _concat(parts)
 
 
 def merge_by_reading(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
@@ -296,7 +303,7 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     faces = np.asarray(faces)
     sure = faces.max(axis=1)
     best = faces.argmax(axis=1)
-    side = np.max(xyxy[:, 2:] - xyxy[:, :2], axis=1)
+    side = _sides(xyxy)
     c = (xyxy[:, :2] + xyxy[:, 2:]) / 2
     within = ((c[:, None, 0] >= xyxy[None, :, 0]) & (c[:, None, 0] <= xyxy[None, :, 2])
               & (c[:, None, 1] >= xyxy[None, :, 1]) & (c[:, None, 1] <= xyxy[None, :, 3])
@@ -345,5 +352,5 @@ def specks(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     sure = np.asarray(faces).max(axis=1) >= SURE_BIG if len(xyxy) else np.zeros(0, bool)
     if not sure.any():
         return np.zeros(len(xyxy), bool)
-    side = np.max(xyxy[:, 2:] - xyxy[:, :2], axis=1)
+    side = _sides(xyxy)
     return ~sure & (side < SPECK * float(np.median(side[sure])))

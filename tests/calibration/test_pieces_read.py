@@ -95,24 +95,9 @@ def test_top_candidates_are_the_box_and_squares_inside_it():
     assert np.isclose(side[0, 1:].max(), 50 * max(TOP_FRACTIONS))
 
 
-class _Boxes:
-    """What read_dice_types uses of the detections: the boxes and their count."""
-
-    def __init__(self, xyxy: np.ndarray) -> None:
-        self.xyxy = np.asarray(xyxy, np.float32)
-
-    def __len__(self) -> int:
-        return len(self.xyxy)
-
-
-def _die(type_name: str) -> str:
-    """IceDice's colour die of either edition (they share the faces read here)."""
-    return type_name.removesuffix("-rainbow").removesuffix("-suits")
-
-
 def _typed_photos(game: str, photos: int, seed: int):
-    """Rendered photos of a game's catalogued dice on a grey table (models.training.
-    light_faces' scenes): wide cameras, dice whose printed sides show beside the top face."""
+    """Rendered photos of a game's catalogued dice on a grey table (device.light_faces'
+    scenes, on a flat table): wide cameras, dice whose printed sides show beside the top face."""
     import dataclasses
 
     from vision.dietypes import game_types, get_type
@@ -134,6 +119,7 @@ def test_read_dice_types_finds_the_top_face_beside_printed_sides(monkeypatch):
     """The box's crop mixes the top face with the printed sides; the square nearest a face
     mean reads it (seeded photos apart from those the candidates were chosen on)."""
     import calibration.pieces_read as pr
+    from device.light_faces import die_of, true_boxes
     from vision.faces import DieFaceReader
 
     reader = DieFaceReader()
@@ -143,14 +129,14 @@ def test_read_dice_types_finds_the_top_face_beside_printed_sides(monkeypatch):
                  for i, lb in zip(r.die_index, r.labels, strict=True)]
 
         def n_right(got, truth=truth):
-            return sum(_die(g["type"]) == _die(t) and g["face"] == lb
+            return sum(die_of(g["type"]) == die_of(t) and g["face"] == lb
                        for g, (t, lb) in zip(got, truth, strict=True))
 
         total += len(truth)
-        right += n_right(pr.read_dice_types(reader, r.image, _Boxes(r.boxes), "icedice"))
+        right += n_right(pr.read_dice_types(reader, r.image, true_boxes(r.boxes), "icedice"))
         with monkeypatch.context() as m:
             m.setattr(pr, "TOP_FRACTIONS", ())  # the box's crop only, as before
-            box_right += n_right(pr.read_dice_types(reader, r.image, _Boxes(r.boxes),
+            box_right += n_right(pr.read_dice_types(reader, r.image, true_boxes(r.boxes),
                                                     "icedice"))
     # measured: 57 dice, 47 right, the box's crop alone 32
     assert total >= 50
