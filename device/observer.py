@@ -70,6 +70,7 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
     _mat_dice: np.ndarray | None = None  # the dice the mat shows (mm), last reading
     _enrolled: Any = None  # (the enrolment file's mtime, its enrolled dice)
     _enrol_reader: Any = None  # the die-face model that reads enrolled dice (opened on use)
+    _preparing: Any = None  # the thread preparing the enrolled dice (observer_dice)
     _expected: Any = None  # the view of the state the match is believed in (expect)
     _white: Any = None  # the paper's BGR in the frame being read
     card_looks: dict[str, np.ndarray] = field(default_factory=dict)
@@ -84,6 +85,8 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
                 self.reader = reader
             if self.face_reader is None:
                 self.face_reader = faces
+        if self.enrolment is not None:
+            self._enrolled_dice()  # prepares them now, not at the first throw
 
     def __call__(self, frame: Frame) -> Observation:
         return self.observe(frame.image, frame.seq)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +103,7 @@ class DiceReading:
     _mat_dice: np.ndarray | None
     _enrolled: tuple[int, dict[str, Any]] | None
     _enrol_reader: Any
+    _preparing: threading.Thread | None
 
     def _enrolled_dice(self) -> dict[str, Any]:
         """The dice the players enrolled in the profile file (``enrolment``), read again
@@ -122,24 +124,49 @@ class DiceReading:
                 logger.warning("%s; the dice enrolled before it are read as they were", exc)
                 dice = {} if self._enrolled is None else self._enrolled[1]
             self._enrolled = (stamp, dice)
+            self._prepare_enrolled(dice)
         return self._enrolled[1]
+
+    def _enrol_face_reader(self) -> Any:
+        if self._enrol_reader is None:
+            from vision.faces import DieFaceReader
+
+            self._enrol_reader = self.face_reader or DieFaceReader()
+        return self._enrol_reader
+
+    def _prepare_enrolled(self, dice: dict[str, Any]) -> None:
+        """Prepare the enrolled dice on a thread of their own, as soon as the file is read
+        (at start and whenever it changes): preparing a die takes 2-3 s for a wholly new one
+        enrolled with five shots a face, which its first reading would otherwise spend, with
+        the dice lying there waiting to be read. A reading that needs a die still being
+        prepared waits for it (DieFaceReader's lock)."""
+        if not dice or self._types():
+            return
+        reader = self._enrol_face_reader()
+
+        def prepare() -> None:
+            for name, die in sorted(dice.items()):
+                try:
+                    reader.prepare(die)
+                except ValueError as exc:  # stale, or no shot yet: its reading says so
+                    logger.info("enrolled die %s not prepared: %s", name, exc)
+
+        self._preparing = threading.Thread(target=prepare, name="prepare-enrolled",
+                                           daemon=True)
+        self._preparing.start()
 
     def _with_enrolled(self, image: np.ndarray, det: Any) -> Any:
         """The dice read as faces of an enrolled die (a skull on a d6's 1 read as the 1)
         where one fits (calibration.enrolled_read). Games with catalogued dice read them by
         their type (_typed); enrolment is for the ordinary dice of the others."""
-        if len(det) == 0 or self._types():
+        if self._types():
             return det
-        dice = self._enrolled_dice()
-        if not dice:
+        dice = self._enrolled_dice()  # every frame: a die taught meanwhile is prepared now
+        if not dice or len(det) == 0:
             return det
         from calibration.enrolled_read import read_enrolled_dice, with_enrolled_faces
 
-        if self._enrol_reader is None:
-            from vision.faces import DieFaceReader
-
-            self._enrol_reader = self.face_reader or DieFaceReader()
-        return with_enrolled_faces(det, read_enrolled_dice(self._enrol_reader, image, det,
+        return with_enrolled_faces(det, read_enrolled_dice(self._enrol_face_reader(), image, det,
                                                            dice))
 
     def _die_confidence(self, image: np.ndarray, det: Any, objects: list[Observed]

@@ -20,8 +20,10 @@ the classifier says (restricted to them).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,7 +140,15 @@ class EnrolledDie:
             np.ascontiguousarray(c, np.uint8) for c in np.asarray(crops))
 
     def key(self) -> tuple[Any, ...]:
-        return (self.name, self.base, tuple((lb, len(v)) for lb, v in self.shots.items()))
+        """What a prepared die is known by: its shots' bytes too, not only their count (a
+        profile file replaced by another whose die has the name and counts of this one's)."""
+        digest = hashlib.blake2b(digest_size=16)
+        for lb, v in self.shots.items():
+            digest.update(lb.encode())
+            for c in v:
+                digest.update(c.tobytes())
+        return (self.name, self.base, tuple((lb, len(v)) for lb, v in self.shots.items()),
+                digest.hexdigest())
 
 
 @dataclass
@@ -213,6 +223,10 @@ class DieFaceReader:
         self._base_shots: dict[str, dict[str, np.ndarray]] = {}
         self._base_means: dict[str, dict[str, np.ndarray]] = {}
         self._enrolled: dict[tuple[Any, ...], _Enrolled] = {}
+        # Held while a die is prepared: the live table prepares its enrolled dice on a
+        # thread of their own (device.observer_dice), and a reading that needs a die being
+        # prepared waits for it rather than preparing it a second time.
+        self._prepare_lock = threading.Lock()
 
     def has_expert(self, type_name: str) -> bool:
         """Whether `type_name` is read by a shipped expert model as well as the shared one."""
@@ -319,7 +333,23 @@ class DieFaceReader:
             probs[:, cols] = rest * _softmax(sub)
         return [self._reading(labels, p, REJECT_BELOW) for p in probs]
 
+    def prepare(self, die: EnrolledDie) -> None:
+        """Make ahead what reading `die` needs (its windows, prototypes and, for a wholly new
+        die, its verifier: 2-3 s for five shots a face), so that its first reading does not
+        wait for it. ValueError as :meth:`read_enrolled` for a die it cannot read."""
+        self._prepare(die, self.verify_weight > 0)
+
+    def is_prepared(self, die: EnrolledDie) -> bool:
+        """Whether :meth:`read_enrolled` reads `die` without preparing it first."""
+        known = self._enrolled.get(die.key())
+        return known is not None and (known.verifier is not None or die.base is not None
+                                      or self.verify_weight <= 0)
+
     def _prepare(self, die: EnrolledDie, verify: bool = False) -> _Enrolled:
+        with self._prepare_lock:
+            return self._prepare_locked(die, verify)
+
+    def _prepare_locked(self, die: EnrolledDie, verify: bool) -> _Enrolled:
         if die.stale:
             raise ValueError(f"die {die.name} was enrolled by an older version; enrol it again")
         key = die.key()

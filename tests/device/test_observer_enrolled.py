@@ -19,7 +19,7 @@ from engine import get_game
 from engine.observation import Expected
 from vision.facecrops import face_crops
 from vision.faces import DieFaceReader
-from vision.faces_eval import ENROL, symbol_dice
+from vision.faces_eval import ENROL, novel_dice, symbol_dice
 
 SKULL = symbol_dice(1, seed=7)[0]
 """An ordinary d6 whose 1 shows a bold symbol no model was trained on."""
@@ -79,3 +79,52 @@ def test_an_unreadable_enrolment_file_keeps_the_dice_read_before(
         again = _faces(observer, tr, view, 4)
     assert sorted(max(d, key=d.get) for d in again) == ["1", "4", "5"]
     assert "cannot read" in caplog.text
+
+
+def _novel_shots(n: int) -> dict[str, np.ndarray]:
+    die = novel_dice(1, seed=3)[0]
+    rng = np.random.default_rng(2)
+    return {f.label: face_crops(die, f, n, rng, ENROL, DieFaceReader().crop_px)
+            for f in die.faces}
+
+
+def test_enrolled_dice_are_prepared_before_their_first_reading(table: tuple,
+                                                               tmp_path: Path) -> None:
+    """Preparing a wholly new die (its verifier) takes seconds: the observer does it on a
+    thread of its own when it reads the file, at start and when a die is taught meanwhile,
+    not at the die's first throw."""
+    from calibration.enrolment import load_enrolled
+
+    tr, view, profile = table
+    path = tmp_path / "profile.toml"
+    enrol(path, "skull die", "1", _skull_shots(3), base="d6")
+    observer = TableObserver(profile, "pyramid_dice", *shared_readers("pyramid_dice"),
+                             enrolment=path)
+    assert observer._preparing is not None  # started by the constructor, no frame read
+    observer._preparing.join(timeout=60)
+    reader = observer._enrol_face_reader()
+    assert all(reader.is_prepared(d) for d in load_enrolled(path).values())
+
+    for label, shots in _novel_shots(3).items():  # taught from the phone during the match
+        enrol(path, "new die", label, shots)
+    new = load_enrolled(path)["new die"]
+    assert not reader.is_prepared(new)
+    _faces(observer, tr, view, 5)  # the next frame reads the file again
+    observer._preparing.join(timeout=60)
+    assert reader.is_prepared(new)
+    assert reader.verify_weight <= 0 or reader._enrolled[new.key()].verifier is not None
+
+
+def test_a_prepared_die_is_known_by_its_shots_not_their_count() -> None:
+    """A profile replaced by another whose die has this one's name and counts of shots is
+    prepared anew (the key holds the shots' bytes)."""
+    from vision.faces import EnrolledDie
+
+    a, b = EnrolledDie("x", base="d6"), EnrolledDie("x", base="d6")
+    shots = _skull_shots(4)
+    a.add("1", shots[:2])
+    b.add("1", shots[2:])
+    assert a.key() != b.key()
+    c = EnrolledDie("x", base="d6")
+    c.add("1", shots[:2].copy())
+    assert a.key() == c.key()
