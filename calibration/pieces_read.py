@@ -57,8 +57,8 @@ def top_candidates(xyxy: np.ndarray) -> np.ndarray:
     return np.stack(out, axis=1).astype(np.float32)
 
 
-def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, game: str
-                    ) -> list[dict[str, Any] | None]:
+def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, game: str,
+                    types: list[str] | None = None) -> list[dict[str, Any] | None]:
     """Per detection: type, face, face_probability and faces (distribution) for the game's
     catalogued die types; None for every die when the game has none (plain d6).
 
@@ -69,8 +69,10 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
     117 / 199 IceDice and 105 / 199 Quarriors, 123 / 199 each even with the true type: a crop
     around the true top face reads 187 and 173 (probes). The squares were chosen on those
     photos (161 and 148 right); on others (light_faces --seed 1, five tables) IceDice
-    553 -> 726 of 925 dice right, Quarriors 474 -> 676."""
-    types = game_types(game)
+    553 -> 726 of 925 dice right, Quarriors 474 -> 676.
+
+    `types`: the die types it may be, when known (default: every catalogued type of `game`)."""
+    types = game_types(game) if types is None else types
     if not types or len(det) == 0:
         return [None] * len(det)
     boxes = top_candidates(det.xyxy)

@@ -127,6 +127,13 @@ class CameraPose:
         uv = cam[:, :2] / cam[:, 2:3] * f + np.array([self.width / 2, self.height / 2])
         return uv, cam[:, 2]
 
+    def view_angle_deg(self, pts: np.ndarray) -> np.ndarray:
+        """(N,) angle between the table's normal and the ray from each world point (N, 3) to
+        the camera: how far off square-on the camera sees a die's top face there."""
+        _, centre = self.extrinsics()
+        ray = centre - np.asarray(pts, np.float64).reshape(-1, 3)
+        return np.degrees(np.arccos(ray[:, 2] / np.linalg.norm(ray, axis=1)))
+
     def pixel_to_table(self, uv: np.ndarray) -> np.ndarray:
         """Table points (N, 2) in mm seen at pixels (N, 2)."""
         rot, centre = self.extrinsics()

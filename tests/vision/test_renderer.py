@@ -31,6 +31,16 @@ def test_pixel_to_table_inverts_project(tilt: float) -> None:
     np.testing.assert_allclose(centre_uv[0], [320, 240], atol=1e-6)
 
 
+def test_view_angle_is_the_tilt_at_the_target_and_grows_off_axis() -> None:
+    cam = CameraPose(tilt_deg=25.0, azimuth_deg=30, distance_mm=500, target_mm=(20, -10))
+    at_target, aside = cam.view_angle_deg(np.array([[20.0, -10.0, 0.0], [-200.0, 150.0, 0.0]]))
+    assert at_target == pytest.approx(25.0)
+    assert aside > 25.0
+    straight = CameraPose(distance_mm=400)
+    assert straight.view_angle_deg(np.array([[300.0, 0.0, 0.0]]))[0] == pytest.approx(
+        np.degrees(np.arctan2(300, 400)))
+
+
 def count_pips(image: np.ndarray, box: np.ndarray) -> int:
     x0, y0, x1, y1 = box.astype(int)
     inner = image[y0 + 3:y1 - 3, x0 + 3:x1 - 3]

@@ -1,0 +1,93 @@
+"""`read --game`'s typed dice, right by how far off square-on the camera sees each one.
+
+Usage::
+
+    python -m device.photo_angles [--scenes N] [--seed S] [--json]
+
+A phone's photo of a table sees the dice near its centre from above and the others obliquely:
+the wider the lens and the more it is tilted, the more of a die's printed sides it shows and
+the more its top face is foreshortened. This reads rendered photos of each game's catalogued
+dice (``device.light_faces.photos``' scenes: ``vision.scenes`` cameras, up to 30 degrees of
+tilt, 45-75 degree lenses; every table kind of :data:`vision.scenes.TABLES`; unshifted, as
+taken) as ``dicetable read --game`` reads them (``calibration.pieces_read.read_dice_types``) at
+each die's true box, and counts them by the angle between the table's normal and the ray from
+the die to the camera (:meth:`vision.renderer.CameraPose.view_angle_deg`). A die counts right
+when its type (either colour die's edition) and face are both right; when only its face would
+be, given the type, is in ``face_given_type``.
+
+Photo seed 1 + S: ``pieces_read.top_candidates``' squares were chosen on seed 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+BINS = (0, 15, 25, 35, 45, 90)
+"""Edges of the view-angle bins, degrees."""
+
+
+def tally(reader, game: str, table: str, scenes: int, seed: int) -> list[dict[str, int]]:
+    """Per bin of :data:`BINS`: dice, right (type and face), right face given the true type."""
+    from calibration.pieces_read import read_dice_types
+    from device.light_faces import die_of, true_boxes, typed_scene
+    from vision.dietypes import game_types, get_type
+    from vision.renderer import render
+
+    types = [get_type(t) for t in game_types(game)]
+    rng = np.random.default_rng(seed)
+    out = [{"dice": 0, "right": 0, "face_given_type": 0} for _ in BINS[:-1]]
+    for _ in range(scenes):
+        scene = typed_scene(rng, types, table)
+        r = render(scene)
+        if len(r.boxes) == 0:
+            continue
+        got = read_dice_types(reader, r.image, true_boxes(r.boxes), game)
+        dice = [scene.dice[int(k)] for k in r.die_index]
+        angles = scene.camera.view_angle_deg(
+            np.array([[d.x_mm, d.y_mm, d.size_mm] for d in dice]))
+        for i, (g, d, lb, a) in enumerate(zip(got, dice, r.labels, angles, strict=True)):
+            b = out[min(int(np.searchsorted(BINS, a, side="right")) - 1, len(out) - 1)]
+            b["dice"] += 1
+            type_right = die_of(g["type"]) == die_of(d.die_type.name)
+            b["right"] += type_right and g["face"] == lb
+            if not type_right:  # read again, told the type
+                g = read_dice_types(reader, r.image, true_boxes(r.boxes[i:i + 1]), game,
+                                    types=[d.die_type.name])[0]
+            b["face_given_type"] += g["face"] == lb
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scenes", type=int, default=40, help="photos per game and table")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    from vision.faces import DieFaceReader
+    from vision.scenes import TABLES
+
+    reader = DieFaceReader()
+    names = [f"{lo}-{hi}" for lo, hi in zip(BINS, BINS[1:], strict=False)]
+    results = {}
+    for game in ("icedice", "quarriors"):
+        per_table = [tally(reader, game, t, args.scenes, 1 + args.seed) for t in TABLES]
+        total = {n: {k: sum(pt[i][k] for pt in per_table) for k in per_table[0][i]}
+                 for i, n in enumerate(names)}
+        results[game] = total
+        if not args.json:
+            print(game, "  ".join(f"{n} deg: {v['right']}/{v['dice']} "
+                                  f"(face given type {v['face_given_type']})"
+                                  for n, v in total.items()), flush=True)
+    if args.json:
+        json.dump({"seed": 1 + args.seed, "scenes_per_table": args.scenes, "bins_deg": BINS,
+                   "results": results}, sys.stdout, indent=1)
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+"""device.photo_angles counts `read --game`'s typed dice by the camera's view angle."""
+
+from __future__ import annotations
+
+from device.photo_angles import BINS, tally
+from vision.faces import DieFaceReader
+
+
+def test_tally_puts_every_die_in_one_bin_and_reads_near_axis_dice() -> None:
+    got = tally(DieFaceReader(), "icedice", "grey", 6, seed=11)
+    assert len(got) == len(BINS) - 1
+    assert sum(b["dice"] for b in got) >= 18  # 3-8 dice a photo
+    for b in got:
+        # a die read right has its face right given its type too
+        assert b["right"] <= b["face_given_type"] <= b["dice"]
+    near = [b for b, lo in zip(got, BINS, strict=False) if lo < 25]
+    assert sum(b["right"] for b in near) >= 0.8 * sum(b["dice"] for b in near)
