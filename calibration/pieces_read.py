@@ -23,7 +23,7 @@ from calibration.profile import Profile
 from engine.observation import Observed
 from vision.card_slots import read_slots
 from vision.detections import Detections
-from vision.dietypes import game_types
+from vision.dietypes import game_types, get_type
 from vision.faces import DieFaceReader
 from vision.pyramids import RAINBOW, SUITS_EDITION, read_pyramids
 
@@ -35,6 +35,25 @@ PPM = 2.0
 #: Squares cut inside a die's box, as fractions of its shorter side, each on a 3 x 3 grid of
 #: places (corners, edges' middles, centre), besides the box itself: where the top face is.
 TOP_FRACTIONS = (0.6, 0.75, 0.9)
+SCALE_CODED_FRACTION = 0.75
+"""The smallest square a scale-coded type's face is read from (see :func:`scale_coded`)."""
+
+
+@cache
+def scale_coded(type_name: str) -> bool:
+    """Whether a type's faces are told apart by the size of what they show (IceDice's size
+    die: a small, a medium or a large pyramid). A square cut inside such a face zooms its
+    pictogram, so a medium pyramid read from a 0.6 square looks large (of the IceDice dice
+    seen within 15 degrees of square-on and misread in device.photo_angles' seed-1 photos,
+    7 of 8 were size dice read one size up, every one read right from its box). The square
+    nearest a face mean is then chosen among those of at least SCALE_CODED_FRACTION, chosen
+    on seed 0 (size dice read as such, 323 in 200 photos: 253 right as before, 267 with
+    0.75, 222 with 0.9; the box when it is nearly as near, a vote of the squares, or the
+    surest square: no better). Held out, ``python -m device.photo_angles`` (seed 1): size
+    dice 256 -> 267 of 320, all IceDice dice 726 -> 737 of 925 (25-45 degrees 370 -> 381).
+    It does not mend the near-axis ones (114 -> 115 of 122): a 0.75 square still zooms a
+    face that fills the box, and the box alone misreads the oblique ones (141 of 323)."""
+    return any(f.look_dict().get("kind") == "pictogram" for f in get_type(type_name).faces)
 
 
 def top_candidates(xyxy: np.ndarray) -> np.ndarray:
@@ -69,7 +88,8 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
     117 / 199 IceDice and 105 / 199 Quarriors, 123 / 199 each even with the true type: a crop
     around the true top face reads 187 and 173 (probes). The squares were chosen on those
     photos (161 and 148 right); on others (light_faces --seed 1, five tables) IceDice
-    553 -> 726 of 925 dice right, Quarriors 474 -> 676.
+    553 -> 726 of 925 dice right, Quarriors 474 -> 676; with the scale-coded rule
+    (:func:`scale_coded`) IceDice 737.
 
     `types`: the die types it may be, when known (default: every catalogued type of `game`)."""
     types = game_types(game) if types is None else types
@@ -86,9 +106,13 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
             means.append(m)
     sims = (emb @ np.stack(means).T).reshape(n, k, len(means))
     out: list[dict[str, Any] | None] = []
+    fraction = np.array([1.0, *np.repeat(TOP_FRACTIONS, 9)])  # each candidate's, the box 1
     for i in range(n):
         c, m = np.unravel_index(int(np.argmax(sims[i])), sims[i].shape)
         t = names[int(m)]
+        if scale_coded(t) and fraction[c] < SCALE_CODED_FRACTION:
+            own = sims[i][:, [j for j, u in enumerate(names) if u == t]].max(axis=1)
+            c = int(np.argmax(np.where(fraction >= SCALE_CODED_FRACTION, own, -np.inf)))
         r = reader.read_type(crops[i * k + c][None], t)[0]
         out.append({"type": t, "face": r.label, "face_probability": round(r.probability, 4),
                     "faces": {lb: round(v, 4) for lb, v in r.dist.items()}})

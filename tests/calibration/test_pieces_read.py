@@ -141,3 +141,51 @@ def test_read_dice_types_finds_the_top_face_beside_printed_sides(monkeypatch):
     # measured: 57 dice, 47 right, the box's crop alone 32
     assert total >= 50
     assert right >= 0.75 * total and right >= box_right + 8
+
+
+def test_a_scale_coded_face_is_never_read_from_a_square_inside_it():
+    """IceDice's size die tells its faces by the pyramids' size: a square inside the face
+    zooms them, so its face is read from a candidate of at least SCALE_CODED_FRACTION of the
+    box even when a smaller square looks more like one of its faces; other types keep the
+    nearest candidate. (A stand-in reader whose crop i embeds as candidate i.)"""
+    import calibration.pieces_read as pr
+    from vision.detections import Detections
+    from vision.faces import FaceReading
+
+    assert pr.scale_coded("icedice-size")
+    assert not pr.scale_coded("icedice-colour-rainbow")
+    assert not pr.scale_coded("quarriors-growth")
+    k = 1 + 9 * len(pr.TOP_FRACTIONS)
+    fraction = np.array([1.0, *np.repeat(pr.TOP_FRACTIONS, 9)])
+
+    class Reader:
+        def __init__(self, best: int) -> None:
+            self.best = best
+
+        def crops(self, image, xyxy):
+            return np.arange(len(xyxy))
+
+        def embed(self, crops):
+            # candidate `best` nearest the type's mean, then the others by their index
+            e = np.zeros((len(crops), 2))
+            c = crops % k
+            e[:, 0] = np.where(c == self.best, 1.0, 0.5 - 0.01 * c)
+            e[:, 1] = np.sqrt(1 - e[:, 0] ** 2)
+            return e
+
+        def base_means(self, name):
+            return {"M": np.array([1.0, 0.0])}
+
+        def read_type(self, crops, dtype):
+            return [FaceReading({str(int(c) % k): 1.0}, str(int(c) % k), 1.0) for c in crops]
+
+    det = Detections(xyxy=np.array([[0, 0, 50, 50]], np.float32),
+                     confidence=np.ones(1, np.float32))
+    small = int(np.flatnonzero(fraction < pr.SCALE_CODED_FRACTION)[4])
+    got = pr.read_dice_types(Reader(small), None, det, "icedice", types=["icedice-size"])[0]
+    c = int(got["face"])
+    assert fraction[c] >= pr.SCALE_CODED_FRACTION
+    assert c == int(np.flatnonzero(fraction >= pr.SCALE_CODED_FRACTION)[0])  # nearest of them
+    got = pr.read_dice_types(Reader(small), None, det, "icedice",
+                             types=["icedice-colour-rainbow"])[0]
+    assert int(got["face"]) == small
