@@ -2,7 +2,8 @@
 
 Usage::
 
-    python -m device.photo_angles [--scenes N] [--seed S] [--json]
+    python -m device.photo_angles [--scenes N] [--seed S] [--models DIR [--face-file F]]
+                                  [--no-experts] [--json]
 
 A phone's photo of a table sees the dice near its centre from above and the others obliquely:
 the wider the lens and the more it is tilted, the more of a die's printed sides it shows and
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -65,12 +67,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenes", type=int, default=40, help="photos per game and table")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--models", type=Path, help="folder of the face model (and experts) to "
+                    "read with instead of the shipped ones")
+    ap.add_argument("--face-file", default="die_faces_202611.onnx",
+                    help="the face model's file name in --models")
+    ap.add_argument("--no-experts", action="store_true", help="the shared model alone")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from vision.faces import DieFaceReader
     from vision.scenes import TABLES
 
-    reader = DieFaceReader()
+    reader = DieFaceReader(path=args.models / args.face_file if args.models else None,
+                           experts=not args.no_experts)
     names = [f"{lo}-{hi}" for lo, hi in zip(BINS, BINS[1:], strict=False)]
     results = {}
     for game in ("icedice", "quarriors"):
@@ -84,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                                   for n, v in total.items()), flush=True)
     if args.json:
         json.dump({"seed": 1 + args.seed, "scenes_per_table": args.scenes, "bins_deg": BINS,
+                   "models": str(args.models or "shipped"), "experts": not args.no_experts,
                    "results": results}, sys.stdout, indent=1)
         print()
     return 0

@@ -4,7 +4,7 @@ other faces (``vision.facecrops.WIDE``), as a wide camera's photo shows a typed 
 Usage::
 
     python -m device.printed_sides [--per-face N] [--seed S] [--models DIR] [--no-experts]
-                                   [--cond wide|train|top] [--photos N] [--json]
+                                   [--cond wide|oblique|train|top] [--photos N] [--json]
 
 ``--models DIR`` reads with the face model and experts in DIR (a copy of ``models/`` with a
 candidate in place) instead of the shipped ones. The render seeds are 15 000 + S (the
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--models", type=Path, help="folder of the face model and its experts")
     ap.add_argument("--no-experts", action="store_true", help="the shared model alone")
-    ap.add_argument("--cond", choices=("wide", "train", "top"), default="wide")
+    ap.add_argument("--cond", choices=("wide", "oblique", "train", "top"), default="wide")
     ap.add_argument("--photos", type=int, default=0, metavar="N",
                     help="read N light_faces photos per game and table instead of crops")
     ap.add_argument("--json", action="store_true")
@@ -42,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     from vision.faces import DieFaceReader
     from vision.faces_eval import eval_types
 
-    cond = {"wide": facecrops.WIDE, "train": facecrops.TRAIN, "top": facecrops.TOP}[args.cond]
+    cond = {"wide": facecrops.WIDE, "oblique": facecrops.OBLIQUE, "train": facecrops.TRAIN,
+            "top": facecrops.TOP}[args.cond]
     path = args.models / "die_faces_202611.onnx" if args.models else None
     reader = DieFaceReader(path=path, experts=not args.no_experts)
     t0 = time.perf_counter()

@@ -55,6 +55,12 @@ class Conditions:
     other faces, which a wide camera's photo shows beside the top face (``vision.scenes``,
     up to 30 degrees off axis: sides 0.35-1 face wide). Off by default: the plain sides
     (body colour) are what the shipped models were trained and measured on."""
+    foreshorten: bool = False
+    """Squash the top face along the way the sides show, as a camera off the die's axis sees
+    it: the sides show sin(a) of a face wide and the top face cos(a) of its depth, a being
+    the angle off axis (sin(a) taken from the sides' width the draw gives). Without it the top
+    face stays square however wide the sides (off by default, for the same reason as
+    ``printed_sides``; no random draw depends on it)."""
 
 
 TRAIN = Conditions()
@@ -71,6 +77,9 @@ TOP = Conditions(square_on=True, box_jitter=0.12, tilt=0.45, persp=0.03)
 #: A detected die's box crop in a photo from a wide camera: the sides up to a whole face wide
 #: and printed with the die's other faces (``pieces_read.read_dice_types``' photos).
 WIDE = Conditions(tilt=1.0, printed_sides=True)
+#: WIDE with the top face foreshortened as the sides' width says (``foreshorten``): a die
+#: seen up to ~64 degrees off axis, as at the edge of a tilted phone's photo.
+OBLIQUE = Conditions(tilt=1.0, printed_sides=True, foreshorten=True)
 
 TextureFn = Callable[[int], np.ndarray]
 
@@ -100,6 +109,12 @@ def render_crop(texture: np.ndarray, body_bgr: tuple[float, float, float],
     # The sides show towards the camera's foot: the top face is displaced away from it.
     shift_dir = rng.uniform(0, 2 * np.pi)
     shift = np.array([np.cos(shift_dir), np.sin(shift_dir)]) * (side - face_side) * 0.9
+    if cond.foreshorten and not cond.square_on:
+        d = np.array([np.cos(shift_dir), np.sin(shift_dir)])
+        sin_a = min(float(np.hypot(*shift)) / face_side, 0.95)
+        centre = top.mean(axis=0)
+        along = (top - centre) @ d
+        top = top - np.outer(along * (1 - np.sqrt(1 - sin_a ** 2)), d)
     top_c = top if cond.square_on else top + shift / 2
     bottom = top_c - shift
     img = _table(s, rng)

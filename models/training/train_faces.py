@@ -36,7 +36,7 @@ from tqdm import tqdm
 from models.training.export import export_crop_net, update_sha256sums
 from models.training.train_classifier import fit_temperature
 from vision.dietypes import DieType, all_labels, catalogue, custom
-from vision.facecrops import CROP_PX, TRAIN, WIDE, face_crops
+from vision.facecrops import CROP_PX, OBLIQUE, TRAIN, WIDE, face_crops
 
 logger = logging.getLogger(__name__)
 
@@ -68,21 +68,25 @@ def aux_types(seed_base: int, n: int = AUX_DICE) -> list[DieType]:
     return out
 
 
-def _job(args: tuple[str, int, int, int, int, bool]) -> tuple[np.ndarray, list[str]]:
-    name, face_i, n, seed, aux, wide = args
+_CONDITIONS = {"train": TRAIN, "wide": WIDE, "oblique": OBLIQUE}
+
+
+def _job(args: tuple[str, int, int, int, int, str]) -> tuple[np.ndarray, list[str]]:
+    name, face_i, n, seed, aux, cond = args
     types = {t.name: t for t in aux_types(AUX_SEED, aux)} if aux else catalogue()
     dt = types[name]
     face = dt.faces[face_i]
-    crops = face_crops(dt, face, n, np.random.default_rng(seed), WIDE if wide else TRAIN,
-                       CROP_PX)
+    crops = face_crops(dt, face, n, np.random.default_rng(seed), _CONDITIONS[cond], CROP_PX)
     return crops, [face.label] * n
 
 
 def make_data(per_face: int, seed: int, aux_dice: int = AUX_DICE, aux_per_face: int = 12,
-              workers: int = 2, printed_sides: int = 0) -> tuple[np.ndarray, list[str]]:
+              workers: int = 2, printed_sides: int = 0, oblique: int = 0
+              ) -> tuple[np.ndarray, list[str]]:
     """`printed_sides`: crops per shipped face under ``facecrops.WIDE`` (sides up to a face
     wide and printed with the die's other faces), added to the `per_face` ``TRAIN`` crops;
-    their seeds follow all the others', so the ``TRAIN`` crops are those of a run without."""
+    `oblique`: the same under ``facecrops.OBLIQUE`` (the top face foreshortened too). Their
+    seeds follow all the others', so the ``TRAIN`` crops are those of a run without."""
     jobs = []
     k = 0
     for aux, types in ((0, list(catalogue().values())),
@@ -90,13 +94,14 @@ def make_data(per_face: int, seed: int, aux_dice: int = AUX_DICE, aux_per_face: 
         for dt in types:
             for fi in range(6):
                 jobs.append((dt.name, fi, aux_per_face if aux else per_face,
-                             seed * 100_003 + k, aux, False))
+                             seed * 100_003 + k, aux, "train"))
                 k += 1
-    if printed_sides:
-        for dt in catalogue().values():
-            for fi in range(6):
-                jobs.append((dt.name, fi, printed_sides, seed * 100_003 + k, 0, True))
-                k += 1
+    for n, cond in ((printed_sides, "wide"), (oblique, "oblique")):
+        if n:
+            for dt in catalogue().values():
+                for fi in range(6):
+                    jobs.append((dt.name, fi, n, seed * 100_003 + k, 0, cond))
+                    k += 1
     crops, labels = [], []
     with ProcessPoolExecutor(workers) as pool:
         for c, lb in tqdm(pool.map(_job, jobs), total=len(jobs), desc="render", unit="face"):
@@ -198,6 +203,9 @@ def main() -> None:
     ap.add_argument("--printed-sides", type=int, default=0, metavar="N",
                     help="also N crops per shipped face with wide, printed sides "
                          "(facecrops.WIDE: a wide camera's photo)")
+    ap.add_argument("--oblique", type=int, default=0, metavar="N",
+                    help="also N crops per shipped face seen obliquely (facecrops.OBLIQUE: "
+                         "printed sides and a foreshortened top face)")
     ap.add_argument("--cache", type=Path, help="keep the rendered crops in this .npz")
     ap.add_argument("--save-torch", type=Path,
                     help="also keep the torch weights (state_dict) here, to fine-tune later")
@@ -214,7 +222,7 @@ def main() -> None:
         crops, labels = data["crops"], [str(v) for v in data["labels"]]
     else:
         crops, labels = make_data(args.per_face, args.seed, args.aux_dice, args.aux_per_face,
-                                   printed_sides=args.printed_sides)
+                                   printed_sides=args.printed_sides, oblique=args.oblique)
         if args.cache is not None:
             np.savez(args.cache, crops=crops, labels=np.array(labels))
     if args.no_aux:
@@ -249,13 +257,15 @@ def main() -> None:
             "held_out_accuracy_shipped_4turns": acc, "seed": args.seed,
             "per_face": args.per_face, "steps": args.steps, "crops": len(y),
             "aux_dice": args.aux_dice, "aux_per_face": args.aux_per_face,
-            "printed_sides": args.printed_sides, "test_time_turns": 4,
+            "printed_sides": args.printed_sides, "oblique": args.oblique,
+            "test_time_turns": 4,
             "torch": torch.__version__, "minutes": round((time.time() - t0) / 60, 1),
             "command": f"python -m models.training.train_faces --seed {args.seed} "
                        f"--per-face {args.per_face} --steps {args.steps} "
                        f"--aux-dice {args.aux_dice} --aux-per-face {args.aux_per_face}"
                        + (f" --printed-sides {args.printed_sides}" if args.printed_sides
                           else "")
+                       + (f" --oblique {args.oblique}" if args.oblique else "")
                        + (" --no-aux" if args.no_aux else "")}
     (args.out_dir / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     if args.out_dir.resolve() == MODELS.resolve():
