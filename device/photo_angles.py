@@ -28,8 +28,8 @@ degrees; the scale-coded rule of ``pieces_read`` in):
 - seed 2 (``--seed 1``): IceDice 228/230, 344/358, 257/326, 75/152, 24/65 (928 of 1131);
   Quarriors 214/230, 328/358, 247/326, 78/152, 27/65 (894).
 
-Within 15 degrees of square-on 95-99 % of the dice are read right, within 25 degrees
-89-96 %; past 35 degrees under two in three, past 45 under half. Given the true type the
+Within 15 degrees of square-on 93-99 % of the dice are read right, within 25 degrees
+86-97 %; at 35-45 degrees 49-73 %, past 45 degrees 34-43 %. Given the true type the
 faces are hardly better (Quarriors seed 1: 119 / 190 / 274 / 98 / 34): the loss is the face
 of an oblique die, not its type. A face model trained with obliquely seen crops
 (``facecrops.OBLIQUE``) did not change that (``models/die_faces.md``).
