@@ -23,98 +23,53 @@ from calibration.profile import Profile
 from engine.observation import Observed
 from vision.card_slots import read_slots
 from vision.detections import Detections
-from vision.dietypes import game_types, get_type
+from vision.dietypes import game_types
 from vision.faces import DieFaceReader
 from vision.pyramids import RAINBOW, SUITS_EDITION, read_pyramids
+from vision.topface import (  # noqa: F401  (TOP_FRACTIONS, top_candidates: their old home)
+    TOP_FRACTIONS,
+    TopFaceChooser,
+    nearest,
+    read_candidates,
+    top_candidates,
+)
 
 logger = logging.getLogger(__name__)
 
 PPM = 2.0
 
 
-#: Squares cut inside a die's box, as fractions of its shorter side, each on a 3 x 3 grid of
-#: places (corners, edges' middles, centre), besides the box itself: where the top face is.
-TOP_FRACTIONS = (0.6, 0.75, 0.9)
-SCALE_CODED_FRACTION = 0.75
-"""The smallest square a scale-coded type's face is read from (see :func:`scale_coded`)."""
-
-
-@cache
-def scale_coded(type_name: str) -> bool:
-    """Whether a type's faces are told apart by the size of what they show (IceDice's size
-    die: a small, a medium or a large pyramid). A square cut inside such a face zooms its
-    pictogram, so a medium pyramid read from a 0.6 square looks large (of the IceDice dice
-    seen within 15 degrees of square-on and misread in device.photo_angles' seed-1 photos,
-    7 of 8 were size dice read one size up, every one read right from its box). The square
-    nearest a face mean is then chosen among those of at least SCALE_CODED_FRACTION, chosen
-    on seed 0 (size dice read as such, 323 in 200 photos: 253 right as before, 267 with
-    0.75, 222 with 0.9; the box when it is nearly as near, a vote of the squares, or the
-    surest square: no better). Held out, ``python -m device.photo_angles`` (seed 1): size
-    dice 256 -> 267 of 320, all IceDice dice 726 -> 737 of 925 (25-45 degrees 370 -> 381).
-    It does not mend the near-axis ones (114 -> 115 of 122): a 0.75 square still zooms a
-    face that fills the box, and the box alone misreads the oblique ones (141 of 323)."""
-    return any(f.look_dict().get("kind") == "pictogram" for f in get_type(type_name).faces)
-
-
-def top_candidates(xyxy: np.ndarray) -> np.ndarray:
-    """(N, 1 + 9 x len(TOP_FRACTIONS), 4) boxes per die: its box, then squares inside it.
-
-    A photo's die shows its sides as well as its top face, the more so the farther it lies
-    from the camera's axis (a side as wide as 0.5-1 face at a wide phone's edge), and the
-    sides are printed: the box's crop is a mix of faces the face model never trained on (its
-    crops show plain sides, up to 0.35 of a face, vision.facecrops). Which corner of the box
-    the top face is in depends on the camera's pose, which `read --game` does not know, so
-    every place is a candidate."""
-    xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
-    out = [xyxy]
-    side = np.minimum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
-    for f in TOP_FRACTIONS:
-        a = side * f
-        for cx in (xyxy[:, 0] + a / 2, (xyxy[:, 0] + xyxy[:, 2]) / 2, xyxy[:, 2] - a / 2):
-            for cy in (xyxy[:, 1] + a / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2, xyxy[:, 3] - a / 2):
-                out.append(np.stack([cx - a / 2, cy - a / 2, cx + a / 2, cy + a / 2], axis=1))
-    return np.stack(out, axis=1).astype(np.float32)
-
-
 def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, game: str,
-                    types: list[str] | None = None) -> list[dict[str, Any] | None]:
+                    types: list[str] | None = None, chooser: Any = "shipped"
+                    ) -> list[dict[str, Any] | None]:
     """Per detection: type, face, face_probability and faces (distribution) for the game's
     catalogued die types; None for every die when the game has none (plain d6).
 
-    Of the die's box and the squares inside it (:func:`top_candidates`), the crop whose
-    embedding lies nearest to any of the game's face means is the top face's: it gives the
-    type, and its face is read with that type. Cut from the box alone, dice of rendered
-    photos (device.light_faces, grey table, 40 photos, true boxes) were read right
-    117 / 199 IceDice and 105 / 199 Quarriors, 123 / 199 each even with the true type: a crop
-    around the true top face reads 187 and 173 (probes). The squares were chosen on those
-    photos (161 and 148 right); on others (light_faces --seed 1, five tables) IceDice
-    553 -> 726 of 925 dice right, Quarriors 474 -> 676; with the scale-coded rule
-    (:func:`scale_coded`) IceDice 737.
+    Of the die's box and the squares inside it (:func:`vision.topface.top_candidates`), each
+    read with the type whose face means lie nearest it, one is chosen: by the shipped
+    :class:`vision.topface.TopFaceChooser` (`chooser` "shipped"; or one given), else (None,
+    or none shipped for this face model) the nearest to a face mean
+    (:func:`vision.topface.nearest`). Cut from the box alone, dice of rendered photos
+    (device.light_faces, grey table, 40 photos, true boxes) were read right 117 / 199
+    IceDice and 105 / 199 Quarriors, 123 / 199 each even with the true type: a crop around
+    the true top face reads 187 and 173 (probes). The squares were chosen on those photos
+    (161 and 148 right); on others (light_faces --seed 1, five tables) IceDice 553 -> 726 of
+    925 dice right, Quarriors 474 -> 676; with the scale-coded rule
+    (:func:`vision.topface.scale_coded`) IceDice 737.
 
     `types`: the die types it may be, when known (default: every catalogued type of `game`)."""
     types = game_types(game) if types is None else types
     if not types or len(det) == 0:
         return [None] * len(det)
-    boxes = top_candidates(det.xyxy)
-    n, k = boxes.shape[:2]
-    crops = reader.crops(image, boxes.reshape(-1, 4))  # die i's candidate c at i * k + c
-    emb = reader.embed(crops)  # turned like the rendered faces' means
-    names, means = [], []
-    for t in types:
-        for m in reader.base_means(t).values():
-            names.append(t)
-            means.append(m)
-    sims = (emb @ np.stack(means).T).reshape(n, k, len(means))
+    if isinstance(chooser, str):
+        chooser = TopFaceChooser.beside(reader)
     out: list[dict[str, Any] | None] = []
-    fraction = np.array([1.0, *np.repeat(TOP_FRACTIONS, 9)])  # each candidate's, the box 1
-    for i in range(n):
-        c, m = np.unravel_index(int(np.argmax(sims[i])), sims[i].shape)
-        t = names[int(m)]
-        if scale_coded(t) and fraction[c] < SCALE_CODED_FRACTION:
-            own = sims[i][:, [j for j, u in enumerate(names) if u == t]].max(axis=1)
-            c = int(np.argmax(np.where(fraction >= SCALE_CODED_FRACTION, own, -np.inf)))
-        r = reader.read_type(crops[i * k + c][None], t)[0]
-        out.append({"type": t, "face": r.label, "face_probability": round(r.probability, 4),
+    for box, cands in zip(det.xyxy, read_candidates(reader, image, det.xyxy, types),
+                          strict=True):
+        c = nearest(cands) if chooser is None else chooser.choose(cands, box, image.shape[:2])
+        r = cands.readings[c]
+        out.append({"type": cands.types[c], "face": r.label,
+                    "face_probability": round(r.probability, 4),
                     "faces": {lb: round(v, 4) for lb, v in r.dist.items()}})
     return out
 

@@ -47,7 +47,7 @@ The photos' figures above were measured when ``read_dice_types`` read each die f
 box's crop, which mixes the top face with the printed sides a wide camera shows (most of
 the misreadings: given the true type that crop read 123 of 199 grey-table dice of each game,
 a crop around the true top face 187 IceDice, 173 Quarriors). It now reads the square inside
-the box nearest a face mean (``pieces_read.top_candidates``); ``--seed 1``, unshifted, as
+the box nearest a face mean (``vision.topface.top_candidates``); ``--seed 1``, unshifted, as
 taken, box -> squares: IceDice grey 112->145 of 181, random 104->147 of 201, green felt
 111->141, red cloth 111->146, wood 115->147; Quarriors grey 105->132, random 95->137,
 green felt 88->127, red cloth 88->139, wood 98->141 (the balanced column not measured again).
@@ -77,10 +77,10 @@ import numpy as np
 
 from models.training.shifts import SHIFTS
 from vision.detections import Detections
-from vision.dietypes import DieType, game_types, get_type
+from vision.dietypes import DieType, die_of, game_types, get_type
 from vision.photometry import normalise_light
 from vision.renderer import Scene, render
-from vision.scenes import TABLES, random_scene, table_of_kind
+from vision.scenes import TABLES, random_scene, table_of_kind, typed_scene
 
 SHIFT_NAMES = ("none", "dark x0.45", "warm cast", "cool cast")
 STRONG: dict[str, Callable[[np.ndarray], np.ndarray]] = {
@@ -91,24 +91,9 @@ STRONG: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 """Beyond the robustness shifts (``--strong``): a lamp far warmer or cooler than any the face
 models trained with, and a quarter of the exposure."""
 _SHIFTS = {**SHIFTS, **STRONG}
-def typed_scene(rng: np.random.Generator, types: list[DieType], table: str) -> Scene:
-    """A random scene whose dice are all of `types` (each die a random type and face)."""
-    scene = random_scene(rng, n_dice=(3, 8), die_px=(36, 64), unreadable_rate=0.0)
-    dice = tuple(dataclasses.replace(d, die_type=types[int(rng.integers(len(types)))],
-                                     value=int(rng.integers(1, 7))) for d in scene.dice)
-    return dataclasses.replace(scene, dice=dice, mat=table_of_kind(table, rng), mat_mm_per_px=1.0)
-
-
 def true_boxes(xyxy: np.ndarray) -> Detections:
     """A render's true boxes as detections (read_dice_types reads the boxes only)."""
     return Detections(xyxy=xyxy, confidence=np.ones(len(xyxy), np.float32))
-
-
-def die_of(type_name: str) -> str:
-    """The die a type is, either edition: IceDice's two colour dice share their red, yellow
-    and green faces, which no reader can tell apart by edition (the live table knows its
-    edition; `read --game` does not)."""
-    return type_name.removesuffix("-rainbow").removesuffix("-suits")
 
 
 def _both(image: np.ndarray, read: Callable[[np.ndarray], list[bool]]) -> tuple[list, list]:

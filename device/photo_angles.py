@@ -3,7 +3,7 @@
 Usage::
 
     python -m device.photo_angles [--scenes N] [--seed S] [--models DIR [--face-file F]]
-                                  [--no-experts] [--json]
+                                  [--no-experts] [--detector] [--nearest] [--json]
 
 A phone's photo of a table sees the dice near its centre from above and the others obliquely:
 the wider the lens and the more it is tilted, the more of a die's printed sides it shows and
@@ -16,7 +16,7 @@ the die to the camera (:meth:`vision.renderer.CameraPose.view_angle_deg`). A die
 when its type (either colour die's edition) and face are both right; when only its face would
 be, given the type, is in ``face_given_type``.
 
-Photo seed 1 + S: ``pieces_read.top_candidates``' squares were chosen on seed 0.
+Photo seed 1 + S: ``vision.topface.top_candidates``' squares were chosen on seed 0.
 
 Measured with the shipped models (right / dice per bin, 0-15 / 15-25 / 25-35 / 35-45 / 45+
 degrees; the scale-coded rule of ``pieces_read`` in):
@@ -48,33 +48,57 @@ BINS = (0, 15, 25, 35, 45, 90)
 """Edges of the view-angle bins, degrees."""
 
 
-def tally(reader, game: str, table: str, scenes: int, seed: int) -> list[dict[str, int]]:
-    """Per bin of :data:`BINS`: dice, right (type and face), right face given the true type."""
+def tally(reader, game: str, table: str, scenes: int, seed: int, dice_reader=None,
+          chooser: object = "shipped") -> list[dict[str, int]]:
+    """Per bin of :data:`BINS`: dice, right (type and face), right face given the true type;
+    with `dice_reader` (a ``vision.reader.DiceReader``) the dice are read at its boxes, as
+    ``dicetable read --game`` does, each die at the box whose centre lies inside it
+    (``vision.evaluate.match``), and ``found`` counts the dice that have one (a die with none
+    is wrong). `chooser` as ``read_dice_types``' (None: the nearest candidate)."""
     from calibration.pieces_read import read_dice_types
-    from device.light_faces import die_of, true_boxes, typed_scene
-    from vision.dietypes import game_types, get_type
+    from device.light_faces import true_boxes
+    from vision.dietypes import die_of, game_types, get_type
+    from vision.evaluate import match
     from vision.renderer import render
+    from vision.scenes import typed_scene
 
     types = [get_type(t) for t in game_types(game)]
     rng = np.random.default_rng(seed)
-    out = [{"dice": 0, "right": 0, "face_given_type": 0} for _ in BINS[:-1]]
+    out = [{"dice": 0, "found": 0, "right": 0, "face_given_type": 0} for _ in BINS[:-1]]
     for _ in range(scenes):
         scene = typed_scene(rng, types, table)
         r = render(scene)
         if len(r.boxes) == 0:
             continue
-        got = read_dice_types(reader, r.image, true_boxes(r.boxes), game)
+        if dice_reader is None:
+            boxes = r.boxes
+        else:
+            det = dice_reader.read(r.image)
+            at = {lab: p for p, lab in match(det.xyxy, r.boxes)}
+            keep = sorted(at)
+            boxes = det.xyxy[[at[i] for i in keep]] if keep else np.zeros((0, 4), np.float32)
+        got_boxes = read_dice_types(reader, r.image, true_boxes(boxes), game, chooser=chooser)
+        if dice_reader is None:
+            got = got_boxes
+        else:
+            got = [None] * len(r.boxes)
+            for i, g in zip(keep, got_boxes, strict=True):
+                got[i] = g
         dice = [scene.dice[int(k)] for k in r.die_index]
         angles = scene.camera.view_angle_deg(
             np.array([[d.x_mm, d.y_mm, d.size_mm] for d in dice]))
         for i, (g, d, lb, a) in enumerate(zip(got, dice, r.labels, angles, strict=True)):
             b = out[min(int(np.searchsorted(BINS, a, side="right")) - 1, len(out) - 1)]
             b["dice"] += 1
+            if g is None:  # no box of the reader's on it
+                continue
+            b["found"] += 1
             type_right = die_of(g["type"]) == die_of(d.die_type.name)
             b["right"] += type_right and g["face"] == lb
             if not type_right:  # read again, told the type
-                g = read_dice_types(reader, r.image, true_boxes(r.boxes[i:i + 1]), game,
-                                    types=[d.die_type.name])[0]
+                box = boxes[keep.index(i)] if dice_reader is not None else r.boxes[i]
+                g = read_dice_types(reader, r.image, true_boxes(box[None]), game,
+                                    types=[d.die_type.name], chooser=chooser)[0]
             b["face_given_type"] += g["face"] == lb
     return out
 
@@ -88,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--face-file", default="die_faces_202611.onnx",
                     help="the face model's file name in --models")
     ap.add_argument("--no-experts", action="store_true", help="the shared model alone")
+    ap.add_argument("--detector", action="store_true",
+                    help="read at the dice reader's boxes, as read --game, not the true ones")
+    ap.add_argument("--nearest", action="store_true",
+                    help="choose the candidate nearest a face mean, not by the shipped "
+                         "chooser (vision.topface)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from vision.faces import DieFaceReader
@@ -95,20 +124,28 @@ def main(argv: list[str] | None = None) -> int:
 
     reader = DieFaceReader(path=args.models / args.face_file if args.models else None,
                            experts=not args.no_experts)
+    dice_reader = None
+    if args.detector:
+        from vision.reader import DiceReader
+
+        dice_reader = DiceReader()
     names = [f"{lo}-{hi}" for lo, hi in zip(BINS, BINS[1:], strict=False)]
     results = {}
     for game in ("icedice", "quarriors"):
-        per_table = [tally(reader, game, t, args.scenes, 1 + args.seed) for t in TABLES]
+        per_table = [tally(reader, game, t, args.scenes, 1 + args.seed, dice_reader,
+                           None if args.nearest else "shipped") for t in TABLES]
         total = {n: {k: sum(pt[i][k] for pt in per_table) for k in per_table[0][i]}
                  for i, n in enumerate(names)}
         results[game] = total
         if not args.json:
-            print(game, "  ".join(f"{n} deg: {v['right']}/{v['dice']} "
+            print(game, "  ".join(f"{n} deg: {v['right']}/{v['dice']} (found {v['found']}) "
                                   f"(face given type {v['face_given_type']})"
                                   for n, v in total.items()), flush=True)
     if args.json:
         json.dump({"seed": 1 + args.seed, "scenes_per_table": args.scenes, "bins_deg": BINS,
                    "models": str(args.models or "shipped"), "experts": not args.no_experts,
+                   "boxes": "detector" if args.detector else "true",
+                   "choice": "nearest" if args.nearest else "shipped chooser",
                    "results": results}, sys.stdout, indent=1)
         print()
     return 0

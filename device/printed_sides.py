@@ -13,7 +13,7 @@ candidate in place) instead of the shipped ones. The render seeds are 15 000 + S
 
 ``--photos N`` reads instead N rendered photos per game on the grey and the renderer's random
 tables, unshifted and as taken, as ``read --game`` reads them (``device.light_faces.photos``,
-photo seed 1 + S: the squares of ``pieces_read.top_candidates`` were chosen on seed 0), and the
+photo seed 1 + S: the squares of ``vision.topface.top_candidates`` were chosen on seed 0), and the
 live IceDice throws square-on (``light_faces.live``, N throws an edition).
 """
 

@@ -140,3 +140,10 @@ def custom(name: str, labels: list[str], body: str = "#ececec", ink: str = "#141
     faces = tuple(Face(lb, (("bold", bold), ("kind", "custom"), ("seed", sd)))
                   for lb, sd in zip(labels, seeds, strict=True))
     return DieType(name, name, body, ink, faces, "user-defined")
+
+
+def die_of(type_name: str) -> str:
+    """The die a type is, either edition: IceDice's two colour dice share their red, yellow
+    and green faces, which no reader can tell apart by edition (the live table knows its
+    edition; `read --game` does not)."""
+    return type_name.removesuffix("-rainbow").removesuffix("-suits")

@@ -12,6 +12,7 @@ these scenes finds them too.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import numpy as np
@@ -170,3 +171,11 @@ def table_of_kind(kind: str, rng: np.random.Generator) -> np.ndarray | None:
         img *= (1 + 0.12 * np.sin(x / 7.0 + 3 * np.sin(x / 90.0)))[None, :, None]
     img *= 1 + 0.05 * rng.standard_normal((TABLE_PX, TABLE_PX, 1)).astype(np.float32)
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def typed_scene(rng: np.random.Generator, types: list[DieType], table: str) -> Scene:
+    """A random scene whose dice are all of `types` (each die a random type and face)."""
+    scene = random_scene(rng, n_dice=(3, 8), die_px=(36, 64), unreadable_rate=0.0)
+    dice = tuple(dataclasses.replace(d, die_type=types[int(rng.integers(len(types)))],
+                                     value=int(rng.integers(1, 7))) for d in scene.dice)
+    return dataclasses.replace(scene, dice=dice, mat=table_of_kind(table, rng), mat_mm_per_px=1.0)
