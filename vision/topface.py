@@ -126,9 +126,13 @@ def read_candidates(reader: DieFaceReader, image: np.ndarray, xyxy: np.ndarray,
 FEATURES = ("nearness", "nearness_below_best", "margin", "probability", "log_doubt",
             "box", "square_0.6", "square_0.75", "square_0.9",
             *(f"place_{p}" for p in range(9)),
-            "dx_x_ox", "dy_x_oy", "dy_x_ox", "dx_x_oy", "ox", "oy", "scale_coded_inside")
+            "dx_x_ox", "dy_x_oy", "dy_x_ox", "dx_x_oy", "ox", "oy", "scale_coded_inside",
+            "gap_squared", "gap_over_0.1", "gap_over_0.2")
 """Columns of :func:`features`: ``dx``/``dy`` the die's centre from the photo's centre (a
-fraction of its width / height), ``ox``/``oy`` the candidate's centre from the box's."""
+fraction of its width / height), ``ox``/``oy`` the candidate's centre from the box's,
+``gap`` how much less near than the die's nearest candidate (a linear score alone let the
+place outweigh a far worse likeness: chosen on photo seed 12, neither trained on nor
+measured)."""
 
 
 def features(c: Candidates, box: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
@@ -143,6 +147,8 @@ def features(c: Candidates, box: np.ndarray, image_size: tuple[int, int]) -> np.
             *(np.isclose(fraction, f) for f in (1.0, *TOP_FRACTIONS)),
             *(place == q for q in range(9)),
             ox * dx, oy * dy, ox * dy, oy * dx, ox, oy, inside]
+    gap = c.nearness.max() - c.nearness
+    cols += [gap ** 2, np.maximum(0.0, gap - 0.1), np.maximum(0.0, gap - 0.2)]
     return np.column_stack([np.asarray(v, np.float64) for v in cols])
 
 

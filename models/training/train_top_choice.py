@@ -8,7 +8,8 @@ Usage::
 Renders photos of IceDice's and Quarriors' catalogued dice (``vision.scenes.typed_scene``:
 the scenes' cameras, up to 30 degrees of tilt, 45-75 degree lenses, on each table kind of
 ``vision.scenes.TABLES``), reads every die's candidates at its true box with the shipped
-face model (``vision.topface.read_candidates``) and fits a logistic regression (Newton's
+face model (``vision.topface.read_candidates``), and again at the dice reader's own box of
+each die (what ``dicetable read --game`` reads from), and fits a logistic regression (Newton's
 method, L2 `lam` on the standardised features ``vision.topface.FEATURES``) of "this
 candidate's type and face are the die's". Writes ``top_face_choice.json``: the weights, the
 face model's sha256 they were learnt on (the reader ignores them for another), and how they
@@ -28,6 +29,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.dietypes import die_of, game_types, get_type
+from vision.evaluate import match
 from vision.faces import DieFaceReader
 from vision.renderer import render
 from vision.scenes import TABLES, typed_scene
@@ -37,9 +39,12 @@ MODELS = Path(__file__).resolve().parents[1]
 GAMES = ("icedice", "quarriors")
 
 
-def collect(reader: DieFaceReader, seed: int, scenes: int
+def collect(reader: DieFaceReader, seed: int, scenes: int, dice_reader=None
             ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per die: (K, F) features of its candidates and (K,) whether each reads it right."""
+    """Per die: (K, F) features of its candidates and (K,) whether each reads it right, at
+    its true box, and with `dice_reader` (``vision.reader.DiceReader``) also at the box of
+    that reader's whose centre lies inside it (``vision.evaluate.match``), the box `dicetable
+    read --game` reads it from (often the top face alone)."""
     out = []
     for game in GAMES:
         names = game_types(game)
@@ -52,9 +57,17 @@ def collect(reader: DieFaceReader, seed: int, scenes: int
                 r = render(scene)
                 if len(r.boxes) == 0:
                     continue
-                cands = read_candidates(reader, r.image, r.boxes, names)
-                for box, c, k, lb in zip(r.boxes, cands, r.die_index, r.labels, strict=True):
-                    truth = die_of(scene.dice[int(k)].die_type.name)
+                boxes, which = r.boxes, np.arange(len(r.boxes))
+                if dice_reader is not None:
+                    det = dice_reader.read(r.image)
+                    pairs = match(det.xyxy, r.boxes)
+                    if pairs:
+                        boxes = np.vstack([boxes, det.xyxy[[p for p, _ in pairs]]])
+                        which = np.concatenate([which, [lab for _, lab in pairs]])
+                cands = read_candidates(reader, r.image, boxes, names)
+                for box, c, i in zip(boxes, cands, which, strict=True):
+                    truth = die_of(scene.dice[int(r.die_index[i])].die_type.name)
+                    lb = r.labels[int(i)]
                     right = np.array([die_of(t) == truth and rd.label == lb
                                       for t, rd in zip(c.types, c.readings, strict=True)])
                     out.append((features(c, box, r.image.shape[:2]), right))
@@ -85,12 +98,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seeds", default="10,11", help="photo seeds to learn from")
     ap.add_argument("--scenes", type=int, default=40, help="photos per game, table and seed")
     ap.add_argument("--lam", type=float, default=0.01)
+    ap.add_argument("--true-boxes-only", action="store_true",
+                    help="learn from the dice's true boxes only, not also the dice reader's")
     ap.add_argument("--out-dir", type=Path, default=MODELS)
     args = ap.parse_args(argv)
     t0 = time.time()
     reader = DieFaceReader()
     seeds = [int(s) for s in args.seeds.split(",")]
-    dice = [d for s in seeds for d in collect(reader, s, args.scenes)]
+    dice_reader = None
+    if not args.true_boxes_only:
+        from vision.reader import DiceReader
+
+        dice_reader = DiceReader()
+    dice = [d for s in seeds for d in collect(reader, s, args.scenes, dice_reader)]
     x = np.vstack([f for f, _ in dice])
     y = np.concatenate([r for _, r in dice]).astype(np.float64)
     mean, scale, w, b = fit(x, y, args.lam)
@@ -101,12 +121,14 @@ def main(argv: list[str] | None = None) -> None:
         "weights": w.tolist(), "bias": b,
         "face_model_sha256": hashlib.sha256(reader.path.read_bytes()).hexdigest(),
         "seeds": seeds, "scenes_per_game_table_seed": args.scenes, "lam": args.lam,
+        "boxes": "true" if args.true_boxes_only else "true and the dice reader's",
         "dice": len(dice), "candidates": len(y),
         "in_sample_right": round(in_sample, 4),
         "in_sample_any_candidate_right": round(float(np.mean([r.any() for _, r in dice])), 4),
         "minutes": round((time.time() - t0) / 60, 1),
         "command": f"python -m models.training.train_top_choice --seeds {args.seeds} "
-                   f"--scenes {args.scenes} --lam {args.lam}",
+                   f"--scenes {args.scenes} --lam {args.lam}"
+                   + (" --true-boxes-only" if args.true_boxes_only else ""),
         "provenance": "renders only (vision.scenes, vision.dietypes' inferred looks); no "
                       "photo of a real die",
     }
