@@ -17,6 +17,7 @@ chosen, as before they were trained.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -33,6 +34,8 @@ SCALE_CODED_FRACTION = 0.75
 """The smallest square a scale-coded type's face is read from when the nearest candidate is
 chosen (see :func:`scale_coded`)."""
 CHOICE_FILE = "top_face_choice.json"
+
+logger = logging.getLogger(__name__)
 
 
 @cache
@@ -198,7 +201,11 @@ def _chooser_beside(face_model: str) -> TopFaceChooser | None:
     path = Path(face_model).with_name(CHOICE_FILE)
     if not path.is_file():
         return None
-    chooser = TopFaceChooser(path)
+    try:
+        chooser = TopFaceChooser(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # unreadable, or for another version
+        logger.warning("%s not used (%s): the nearest candidate is read", path, exc)
+        return None
     if chooser.face_model_sha256 != hashlib.sha256(Path(face_model).read_bytes()).hexdigest():
         return None  # learnt on another face model's readings
     return chooser

@@ -122,5 +122,8 @@ def test_a_chooser_learnt_on_another_face_model_is_not_used(tmp_path: Path) -> N
         return DieFaceReader(path=folder / shipped.name, experts=False)
 
     assert TopFaceChooser.beside(reader_in("none", None)) is None
+    broken = reader_in("broken", None)
+    broken.path.with_name(CHOICE_FILE).write_text("{not json")
+    assert TopFaceChooser.beside(broken) is None  # read without it, not a crash
     assert TopFaceChooser.beside(reader_in("other", "0" * 64)) is None
     assert TopFaceChooser.beside(reader_in("made_for_it", sha)) is not None
