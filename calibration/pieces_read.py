@@ -26,13 +26,7 @@ from vision.detections import Detections
 from vision.dietypes import game_types
 from vision.faces import DieFaceReader
 from vision.pyramids import RAINBOW, SUITS_EDITION, read_pyramids
-from vision.topface import (  # noqa: F401  (TOP_FRACTIONS, top_candidates: their old home)
-    TOP_FRACTIONS,
-    TopFaceChooser,
-    nearest,
-    read_candidates,
-    top_candidates,
-)
+from vision.topface import CHOOSER_GAMES, TopFaceChooser, nearest, read_candidates
 
 logger = logging.getLogger(__name__)
 
@@ -47,8 +41,9 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
 
     Of the die's box and the squares inside it (:func:`vision.topface.top_candidates`), each
     read with the type whose face means lie nearest it, one is chosen: by the shipped
-    :class:`vision.topface.TopFaceChooser` (`chooser` "shipped"; or one given), else (None,
-    or none shipped for this face model) the nearest to a face mean
+    :class:`vision.topface.TopFaceChooser` for the games of
+    :data:`vision.topface.CHOOSER_GAMES` (`chooser` "shipped"; or one given), else (None, or
+    none shipped for this face model) the nearest to a face mean
     (:func:`vision.topface.nearest`). Cut from the box alone, dice of rendered photos
     (device.light_faces, grey table, 40 photos, true boxes) were read right 117 / 199
     IceDice and 105 / 199 Quarriors, 123 / 199 each even with the true type: a crop around
@@ -62,7 +57,7 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
     if not types or len(det) == 0:
         return [None] * len(det)
     if isinstance(chooser, str):
-        chooser = TopFaceChooser.beside(reader)
+        chooser = TopFaceChooser.beside(reader) if game in CHOOSER_GAMES else None
     out: list[dict[str, Any] | None] = []
     for box, cands in zip(det.xyxy, read_candidates(reader, image, det.xyxy, types),
                           strict=True):

@@ -130,7 +130,7 @@ def test_read_dice_types_finds_the_top_face_beside_printed_sides(monkeypatch):
             m.setattr(tf, "TOP_FRACTIONS", ())  # the box's crop only, as before
             box_right += n_right(pr.read_dice_types(reader, r.image, true_boxes(r.boxes),
                                                     "icedice", chooser=None))
-    # measured: 57 dice; the chooser's RIGHT, the nearest square 47, the box's crop alone 32
+    # measured: 57 dice; the chooser 48, the nearest square 47, the box's crop alone 32
     assert total >= 50
     assert nearest_right >= 0.75 * total and nearest_right >= box_right + 8
     assert right >= nearest_right
