@@ -59,10 +59,15 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
     if isinstance(chooser, str):
         chooser = TopFaceChooser.beside(reader) if game in CHOOSER_GAMES else None
     out: list[dict[str, Any] | None] = []
-    for box, cands in zip(det.xyxy, read_candidates(reader, image, det.xyxy, types),
+    read_all = chooser is not None  # the nearest needs only the chosen one read
+    for box, cands in zip(det.xyxy, read_candidates(reader, image, det.xyxy, types, read_all),
                           strict=True):
-        c = nearest(cands) if chooser is None else chooser.choose(cands, box, image.shape[:2])
-        r = cands.readings[c]
+        if read_all:
+            c = chooser.choose(cands, box, image.shape[:2])
+            r = cands.readings[c]
+        else:
+            c = nearest(cands)
+            r = reader.read_type(cands.crops[c][None], cands.types[c])[0]
         out.append({"type": cands.types[c], "face": r.label,
                     "face_probability": round(r.probability, 4),
                     "faces": {lb: round(v, 4) for lb, v in r.dist.items()}})

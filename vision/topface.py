@@ -6,12 +6,12 @@ printed with the die's other faces. Which part of the box the top face fills dep
 camera's pose, which a photo of no calibrated table does not give, so the box and squares
 inside it are all candidates (:func:`top_candidates`). Each is read (:func:`read_candidates`:
 the type whose rendered face means lie nearest, and the face with that type), and one is
-chosen, by :class:`TopFaceChooser` when its weights are shipped (``top_face_choice.json``
-beside the face model): a logistic model of "this candidate reads the die right" over the
-candidate's nearness to the face means, how sure its reading is, its size and place in the
-box and that place against the die's place in the photo (a camera sees the top face
-displaced away from the point under it). Without the weights the nearest candidate is
-chosen, as before they were trained.
+chosen, for the games of :data:`CHOOSER_GAMES` by :class:`TopFaceChooser` when its weights
+are shipped (``top_face_choice.json`` beside the face model): a logistic model of "this
+candidate reads the die right" over the candidate's nearness to the face means, how sure its
+reading is, its size and place in the box and that place against the die's place in the
+photo (a camera sees the top face displaced away from the point under it). Otherwise the
+nearest candidate is chosen, as before the weights were trained.
 """
 
 from __future__ import annotations
@@ -100,12 +100,15 @@ class Candidates:
     margin: np.ndarray
     """(K,) that cosine less the nearest of any other type's."""
     readings: list[FaceReading]
-    """Per candidate, its face read with its type."""
+    """Per candidate, its face read with its type (empty when not read)."""
+    crops: np.ndarray
+    """(K, h, w, 3) the candidates' crops."""
 
 
 def read_candidates(reader: DieFaceReader, image: np.ndarray, xyxy: np.ndarray,
-                    types: list[str]) -> list[Candidates]:
-    """Every die's candidates (:func:`top_candidates`) read: nearest type and its face."""
+                    types: list[str], read: bool = True) -> list[Candidates]:
+    """Every die's candidates (:func:`top_candidates`): nearest type and, when `read`, its
+    face (what :class:`TopFaceChooser` weighs; :func:`nearest` needs only the types)."""
     boxes = top_candidates(xyxy)
     n, k = boxes.shape[:2]
     crops = reader.crops(image, boxes.reshape(-1, 4))  # die i's candidate c at i * k + c
@@ -122,14 +125,15 @@ def read_candidates(reader: DieFaceReader, image: np.ndarray, xyxy: np.ndarray,
     ranked = np.sort(per_type, axis=1)
     margin = ranked[:, -1] - (ranked[:, -2] if len(types) > 1 else 0.0)
     readings: list[FaceReading | None] = [None] * len(crops)
-    for j, t in enumerate(types):  # one batch per type
+    for j, t in enumerate(types if read else []):  # one batch per type
         idx = np.flatnonzero(best == j)
         if len(idx):
             for i, r in zip(idx, reader.read_type(crops[idx], t), strict=True):
                 readings[int(i)] = r
     return [Candidates([types[int(j)] for j in best[i * k:(i + 1) * k]],
                        per_type.max(axis=1)[i * k:(i + 1) * k], margin[i * k:(i + 1) * k],
-                       readings[i * k:(i + 1) * k])  # type: ignore[arg-type]
+                       readings[i * k:(i + 1) * k] if read else [],  # type: ignore[arg-type]
+                       crops[i * k:(i + 1) * k])
             for i in range(n)]
 
 

@@ -54,7 +54,8 @@ def test_the_layout_names_each_candidates_size_and_place() -> None:
 
 def _candidates(types: list[str], nearness: np.ndarray) -> Candidates:
     return Candidates(types, nearness, np.full(K, 0.1),
-                      [FaceReading({str(i): 1.0}, str(i), 0.9) for i in range(K)])
+                      [FaceReading({str(i): 1.0}, str(i), 0.9) for i in range(K)],
+                      np.zeros((K, 48, 48, 3), np.uint8))
 
 
 def test_a_scale_coded_face_is_never_read_from_a_square_inside_it() -> None:
