@@ -51,6 +51,9 @@ the box nearest a face mean (``vision.topface.top_candidates``); ``--seed 1``, u
 taken, box -> squares: IceDice grey 112->145 of 181, random 104->147 of 201, green felt
 111->141, red cloth 111->146, wood 115->147; Quarriors grey 105->132, random 95->137,
 green felt 88->127, red cloth 88->139, wood 98->141 (the balanced column not measured again).
+Since then IceDice's dice are read from the square a learnt score chooses
+(``vision.topface.TopFaceChooser``; ``device.photo_angles`` measures it); the photos' rows
+above were not measured again with it.
 
 So the balance is no cure for a photo of no known table: on a coloured table the grey world
 takes the table's colour for the light's (unshifted green felt, red cloth, wood: every one of
