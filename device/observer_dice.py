@@ -150,6 +150,9 @@ class DiceReading:
                     reader.prepare(die)
                 except ValueError as exc:  # stale, or no shot yet: its reading says so
                     logger.info("enrolled die %s not prepared: %s", name, exc)
+                except Exception as exc:  # noqa: BLE001  (a thread's error must not be lost)
+                    logger.warning("enrolled die %s not prepared ahead (%s): it is prepared "
+                                   "when first read", name, exc)
 
         self._preparing = threading.Thread(target=prepare, name="prepare-enrolled",
                                            daemon=True)
@@ -161,7 +164,7 @@ class DiceReading:
         their type (_typed); enrolment is for the ordinary dice of the others."""
         if self._types():
             return det
-        dice = self._enrolled_dice()  # every frame: a die taught meanwhile is prepared now
+        dice = self._enrolled_dice()  # each reading: a die taught meanwhile is prepared now
         if not dice or len(det) == 0:
             return det
         from calibration.enrolled_read import read_enrolled_dice, with_enrolled_faces
