@@ -150,7 +150,7 @@ class DiceReading:
                     reader.prepare(die)
                 except ValueError as exc:  # stale, or no shot yet: its reading says so
                     logger.info("enrolled die %s not prepared: %s", name, exc)
-                except Exception as exc:  # noqa: BLE001  (a thread's error must not be lost)
+                except Exception as exc:  # a thread's error must not be lost
                     logger.warning("enrolled die %s not prepared ahead (%s): it is prepared "
                                    "when first read", name, exc)
 
