@@ -77,33 +77,28 @@ def tally(reader, game: str, table: str, scenes: int, seed: int, dice_reader=Non
         if len(r.boxes) == 0:
             continue
         if dice_reader is None:
-            boxes = r.boxes
-        else:
+            at = dict(enumerate(r.boxes))
+        else:  # die -> the reader's box whose centre lies inside it
             det = dice_reader.read(r.image)
-            at = {lab: p for p, lab in match(det.xyxy, r.boxes)}
-            keep = sorted(at)
-            boxes = det.xyxy[[at[i] for i in keep]] if keep else np.zeros((0, 4), np.float32)
-        got_boxes = read_dice_types(reader, r.image, true_boxes(boxes), game, chooser=chooser)
-        if dice_reader is None:
-            got = got_boxes
-        else:
-            got = [None] * len(r.boxes)
-            for i, g in zip(keep, got_boxes, strict=True):
-                got[i] = g
+            at = {lab: det.xyxy[p] for p, lab in match(det.xyxy, r.boxes)}
+        keep = sorted(at)
+        boxes = np.array([at[i] for i in keep], np.float32).reshape(-1, 4)
+        got = dict(zip(keep, read_dice_types(reader, r.image, true_boxes(boxes), game,
+                                             chooser=chooser), strict=True))
         dice = [scene.dice[int(k)] for k in r.die_index]
         angles = scene.camera.view_angle_deg(
             np.array([[d.x_mm, d.y_mm, d.size_mm] for d in dice]))
-        for i, (g, d, lb, a) in enumerate(zip(got, dice, r.labels, angles, strict=True)):
+        for i, (d, lb, a) in enumerate(zip(dice, r.labels, angles, strict=True)):
             b = out[min(int(np.searchsorted(BINS, a, side="right")) - 1, len(out) - 1)]
             b["dice"] += 1
+            g = got.get(i)
             if g is None:  # no box of the reader's on it
                 continue
             b["found"] += 1
             type_right = die_of(g["type"]) == die_of(d.die_type.name)
             b["right"] += type_right and g["face"] == lb
             if not type_right:  # read again, told the type
-                box = boxes[keep.index(i)] if dice_reader is not None else r.boxes[i]
-                g = read_dice_types(reader, r.image, true_boxes(box[None]), game,
+                g = read_dice_types(reader, r.image, true_boxes(at[i][None]), game,
                                     types=[d.die_type.name], chooser=chooser)[0]
             b["face_given_type"] += g["face"] == lb
     return out

@@ -114,6 +114,12 @@ class FaceReading:
     probability: float
 
 
+def _wants_verifier(die: EnrolledDie, verify: bool) -> bool:
+    """Whether `die` is read with a verifier when `verify` asks for one: not a symbol on a
+    catalogued die (a d6's kept faces are rendered, the classifier reads them)."""
+    return verify and not die.base
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-9)
 
@@ -342,8 +348,8 @@ class DieFaceReader:
     def is_prepared(self, die: EnrolledDie) -> bool:
         """Whether :meth:`read_enrolled` reads `die` without preparing it first."""
         known = self._enrolled.get(die.key())
-        return known is not None and (known.verifier is not None or die.base is not None
-                                      or self.verify_weight <= 0)
+        return known is not None and (known.verifier is not None
+                                      or not _wants_verifier(die, self.verify_weight > 0))
 
     def _prepare(self, die: EnrolledDie, verify: bool = False) -> _Enrolled:
         with self._prepare_lock:
@@ -353,7 +359,7 @@ class DieFaceReader:
         if die.stale:
             raise ValueError(f"die {die.name} was enrolled by an older version; enrol it again")
         key = die.key()
-        verify = verify and not die.base  # a symbol on a d6: its kept faces are rendered
+        verify = _wants_verifier(die, verify)
         if key in self._enrolled and verify and self._enrolled[key].verifier is None:
             del self._enrolled[key]  # prepared before without the verifier
         if key not in self._enrolled:

@@ -16,6 +16,7 @@ nearest candidate is chosen, as before the weights were trained.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from dataclasses import dataclass
@@ -80,12 +81,10 @@ def top_candidates(xyxy: np.ndarray) -> np.ndarray:
 def _layout() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per candidate of :func:`top_candidates`: fraction (the box 1), grid place (the box
     -1), and its centre's offset from the box's centre in x and y (units of the box side)."""
-    k = 1 + 9 * len(TOP_FRACTIONS)
     fraction = np.array([1.0, *np.repeat(TOP_FRACTIONS, 9)])
     place = np.array([-1, *np.tile(np.arange(9), len(TOP_FRACTIONS))])
     ox = np.where(place >= 0, (place // 3 - 1) * (1 - fraction) / 2, 0.0)
     oy = np.where(place >= 0, (place % 3 - 1) * (1 - fraction) / 2, 0.0)
-    assert len(fraction) == k
     return fraction, place, ox, oy
 
 
@@ -123,7 +122,8 @@ def read_candidates(reader: DieFaceReader, image: np.ndarray, xyxy: np.ndarray,
     per_type = np.stack([sims[:, owner_arr == j].max(axis=1) for j in range(len(types))], 1)
     best = per_type.argmax(axis=1)
     ranked = np.sort(per_type, axis=1)
-    margin = ranked[:, -1] - (ranked[:, -2] if len(types) > 1 else 0.0)
+    near = ranked[:, -1]
+    margin = near - (ranked[:, -2] if len(types) > 1 else 0.0)
     readings: list[FaceReading | None] = [None] * len(crops)
     for j, t in enumerate(types if read else []):  # one batch per type
         idx = np.flatnonzero(best == j)
@@ -131,7 +131,7 @@ def read_candidates(reader: DieFaceReader, image: np.ndarray, xyxy: np.ndarray,
             for i, r in zip(idx, reader.read_type(crops[idx], t), strict=True):
                 readings[int(i)] = r
     return [Candidates([types[int(j)] for j in best[i * k:(i + 1) * k]],
-                       per_type.max(axis=1)[i * k:(i + 1) * k], margin[i * k:(i + 1) * k],
+                       near[i * k:(i + 1) * k], margin[i * k:(i + 1) * k],
                        readings[i * k:(i + 1) * k] if read else [],  # type: ignore[arg-type]
                        crops[i * k:(i + 1) * k])
             for i in range(n)]
@@ -157,12 +157,12 @@ def features(c: Candidates, box: np.ndarray, image_size: tuple[int, int]) -> np.
     dy = ((box[1] + box[3]) / 2 - h / 2) / h
     p = np.clip(np.array([r.probability for r in c.readings]), 1e-6, 1 - 1e-6)
     inside = np.array([scale_coded(t) for t in c.types]) & (fraction < SCALE_CODED_FRACTION)
-    cols = [c.nearness, c.nearness - c.nearness.max(), c.margin, p, np.log(1 - p),
+    gap = c.nearness.max() - c.nearness
+    cols = [c.nearness, -gap, c.margin, p, np.log(1 - p),
             *(np.isclose(fraction, f) for f in (1.0, *TOP_FRACTIONS)),
             *(place == q for q in range(9)),
-            ox * dx, oy * dy, ox * dy, oy * dx, ox, oy, inside]
-    gap = c.nearness.max() - c.nearness
-    cols += [gap ** 2, np.maximum(0.0, gap - 0.1), np.maximum(0.0, gap - 0.2)]
+            ox * dx, oy * dy, ox * dy, oy * dx, ox, oy, inside,
+            gap ** 2, np.maximum(0.0, gap - 0.1), np.maximum(0.0, gap - 0.2)]
     return np.column_stack([np.asarray(v, np.float64) for v in cols])
 
 
@@ -207,8 +207,6 @@ class TopFaceChooser:
 
 @cache
 def _chooser_beside(face_model: str) -> TopFaceChooser | None:
-    import hashlib
-
     path = Path(face_model).with_name(CHOICE_FILE)
     if not path.is_file():
         return None
