@@ -55,12 +55,14 @@ BINS = (0, 15, 25, 35, 45, 90)
 
 
 def tally(reader, game: str, table: str, scenes: int, seed: int, dice_reader=None,
-          chooser: object = "shipped") -> list[dict[str, int]]:
+          chooser: object = "shipped") -> tuple[list[dict[str, int]], int]:
     """Per bin of :data:`BINS`: dice, right (type and face), right face given the true type;
     with `dice_reader` (a ``vision.reader.DiceReader``) the dice are read at its boxes, as
     ``dicetable read --game`` does, each die at the box whose centre lies inside it
     (``vision.evaluate.match``), and ``found`` counts the dice that have one (a die with none
-    is wrong). `chooser` as ``read_dice_types``' (None: the nearest candidate)."""
+    is wrong). `chooser` as ``read_dice_types``' (None: the nearest candidate). Also the
+    number of the reader's boxes on no die (``read --game`` would report them as dice; 0
+    at the true boxes)."""
     from calibration.pieces_read import read_dice_types
     from device.light_faces import true_boxes
     from vision.dietypes import die_of, game_types, get_type
@@ -71,6 +73,7 @@ def tally(reader, game: str, table: str, scenes: int, seed: int, dice_reader=Non
     types = [get_type(t) for t in game_types(game)]
     rng = np.random.default_rng(seed)
     out = [{"dice": 0, "found": 0, "right": 0, "face_given_type": 0} for _ in BINS[:-1]]
+    extra = 0
     for _ in range(scenes):
         scene = typed_scene(rng, types, table)
         r = render(scene)
@@ -81,6 +84,7 @@ def tally(reader, game: str, table: str, scenes: int, seed: int, dice_reader=Non
         else:  # die -> the reader's box whose centre lies inside it
             det = dice_reader.read(r.image)
             at = {lab: det.xyxy[p] for p, lab in match(det.xyxy, r.boxes)}
+            extra += len(det) - len(at)
         keep = sorted(at)
         boxes = np.array([at[i] for i in keep], np.float32).reshape(-1, 4)
         got = dict(zip(keep, read_dice_types(reader, r.image, true_boxes(boxes), game,
@@ -101,7 +105,7 @@ def tally(reader, game: str, table: str, scenes: int, seed: int, dice_reader=Non
                 g = read_dice_types(reader, r.image, true_boxes(at[i][None]), game,
                                     types=[d.die_type.name], chooser=chooser)[0]
             b["face_given_type"] += g["face"] == lb
-    return out
+    return out, extra
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,23 +135,27 @@ def main(argv: list[str] | None = None) -> int:
 
         dice_reader = DiceReader()
     names = [f"{lo}-{hi}" for lo, hi in zip(BINS, BINS[1:], strict=False)]
-    results = {}
+    results, boxes_on_no_die = {}, {}
     for game in ("icedice", "quarriors"):
-        per_table = [tally(reader, game, t, args.scenes, 1 + args.seed, dice_reader,
-                           None if args.nearest else "shipped") for t in TABLES]
+        tallies = [tally(reader, game, t, args.scenes, 1 + args.seed, dice_reader,
+                         None if args.nearest else "shipped") for t in TABLES]
+        per_table = [bins for bins, _ in tallies]
         total = {n: {k: sum(pt[i][k] for pt in per_table) for k in per_table[0][i]}
                  for i, n in enumerate(names)}
         results[game] = total
+        boxes_on_no_die[game] = sum(extra for _, extra in tallies)
         if not args.json:
             print(game, "  ".join(f"{n} deg: {v['right']}/{v['dice']} (found {v['found']}) "
                                   f"(face given type {v['face_given_type']})"
-                                  for n, v in total.items()), flush=True)
+                                  for n, v in total.items()),
+                  f"boxes on no die: {boxes_on_no_die[game]}", flush=True)
     if args.json:
         json.dump({"seed": 1 + args.seed, "scenes_per_table": args.scenes, "bins_deg": BINS,
                    "models": str(args.models or "shipped"), "experts": not args.no_experts,
                    "boxes": "detector" if args.detector else "true",
                    "choice": "nearest" if args.nearest else "shipped chooser",
-                   "results": results}, sys.stdout, indent=1)
+                   "results": results, "boxes_on_no_die": boxes_on_no_die}, sys.stdout,
+                  indent=1)
         print()
     return 0
 

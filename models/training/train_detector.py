@@ -97,16 +97,26 @@ def focal_loss(logit: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
 
 def train_detector(images: list[np.ndarray], boxes: list[np.ndarray], weights: np.ndarray,
-                   steps: int, seed: int, batch: int = 24, width: int = 24) -> DiceDetector:
-    """Train from images (uint8 BGR at network scale) with boxes; ``weights`` pick samples."""
+                   steps: int, seed: int, batch: int = 24, width: int = 24,
+                   net: DiceDetector | None = None, lr: float = 3e-3) -> DiceDetector:
+    """Train from images (uint8 BGR at network scale) with boxes; ``weights`` pick samples.
+
+    With ``net`` (a trained detector, e.g. :func:`models.training.tune_detector.from_onnx`)
+    it is fine-tuned instead of a new one trained: its batch norms stay frozen (the shipped
+    file has them folded into the convolutions, so they hold no statistics to update)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = DiceDetector(width=width).to(memory_format=torch.channels_last)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps,
+    tuning = net is not None
+    net = (net or DiceDetector(width=width)).to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps,
                                                 pct_start=0.1)
     p = weights / weights.sum()
     net.train()
+    if tuning:
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.eval()
     bar = tqdm(range(steps), desc="detector", unit="step")
     for _ in bar:
         xs, hs, rs, ms = [], [], [], []
