@@ -41,10 +41,13 @@ def crop_dice(image: np.ndarray, xyxy: np.ndarray, size: int = CROP_PX,
         # Shrinking a lot with bilinear sampling aliases pips away: pre-blur big dice.
         src = image
         if s < 0.5:
-            ix0, iy0 = max(int(cx - side), 0), max(int(cy - side), 0)
-            ix1, iy1 = int(cx + side) + 1, int(cy + side) + 1
-            patch = image[iy0:iy1, ix0:ix1]
+            # Only the crop's square and a kernel's width round it: the blur costs its area,
+            # and no pixel the warp samples is nearer the patch's edge than half a kernel.
             k = int(1 / s) | 1
+            reach = side / 2 + k + 2
+            ix0, iy0 = max(int(cx - reach), 0), max(int(cy - reach), 0)
+            ix1, iy1 = int(cx + reach) + 1, int(cy + reach) + 1
+            patch = image[iy0:iy1, ix0:ix1]
             src = cv2.blur(patch, (k, k))
             mat[:, 2] += s * np.array([ix0, iy0])
         out[i] = cv2.warpAffine(src, mat, (size, size), flags=cv2.INTER_LINEAR,

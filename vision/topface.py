@@ -40,8 +40,8 @@ CHOOSER_GAMES = ("icedice",)
 those that met the rule set before its measurement (``models/die_faces.md``). On a photo
 seed never read before (``python -m device.photo_angles --seed 2``, 1 061 dice a game, true
 boxes), IceDice 843 -> 908 right, within 25 degrees 388 -> 394 of 405; with the dice
-reader's boxes (``--detector``, seed 1) 546 -> 590 of 925. Quarriors failed: 818 -> 816,
-within 25 degrees 370 -> 359."""
+reader's boxes (``--detector``, seed 1, the detector of then) 546 -> 590 of 925. Quarriors
+failed: 818 -> 816, within 25 degrees 370 -> 359."""
 
 logger = logging.getLogger(__name__)
 

@@ -236,3 +236,48 @@ def test_enrolment_training_dice_cover_the_shipped_face_families() -> None:
     kinds = {f.look_dict()["kind"] for dt in dice for f in dt.faces}
     assert {"colour", "pictogram", "quarriors", "pips", "symbol", "custom"} <= kinds
     assert [dt.to_dict() for dt in train_dice(20, 0)] == [dt.to_dict() for dt in dice[:20]]
+
+
+def test_a_detector_read_back_from_onnx_gives_its_outputs_and_tunes_with_frozen_norms(
+        tmp_path: Path) -> None:
+    from models.training.nets import DetectorExport
+    from models.training.train_detector import train_detector
+    from models.training.tune_detector import from_onnx
+
+    torch.manual_seed(0)
+    net = DiceDetector().eval()
+    for m in net.modules():  # batch norms with statistics of their own, as a trained net's
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.2, 0.2)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+    export_detector(net, tmp_path / "d.onnx")
+    back = from_onnx(tmp_path / "d.onnx")
+    x = torch.rand(1, 3, 64, 96)
+    with torch.no_grad():
+        want = DetectorExport(net)(x)
+        got = DetectorExport(back)(x)
+    for w, g in zip(want, got, strict=True):
+        torch.testing.assert_close(g, w, atol=1e-4, rtol=1e-4)
+    # Tuning moves the weights but not the frozen statistics.
+    img = np.random.default_rng(0).integers(0, 255, (256, 256, 3)).astype(np.uint8)
+    tuned = train_detector([img], [np.array([[100.0, 100.0, 140.0, 140.0]], np.float32)],
+                           np.ones(1), steps=2, seed=0, batch=2, net=back, lr=1e-3)
+    bns = [m for m in tuned.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    assert all(float(m.running_mean.abs().max()) == 0.0 for m in bns)
+    with torch.no_grad():
+        assert not torch.allclose(DetectorExport(tuned)(x)[0], got[0])
+
+
+def test_typed_photos_are_at_the_networks_scale_with_their_dice_boxed() -> None:
+    from models.training.tune_detector import typed_photos
+    from vision.detector import INPUT_LONG_SIDE
+
+    images, boxes = typed_photos(2, seed=5)
+    assert len(images) == len(boxes) == 2
+    for img, bx in zip(images, boxes, strict=True):
+        h, w = img.shape[:2]
+        assert max(h, w) == INPUT_LONG_SIDE and h % 16 == 0 and w % 16 == 0
+        assert len(bx) >= 1
+        assert np.all(bx[:, 2:] > bx[:, :2])
+        assert np.all(bx[:, :2] >= -1) and np.all(bx[:, 2] <= w + 1) and np.all(bx[:, 3] <= h + 1)

@@ -83,6 +83,22 @@ def test_a_close_up_keeps_the_coarse_pass_big_box_and_merges_duplicates() -> Non
                                "coarse box is dropped"
 
 
+def test_a_coarse_box_round_a_cluster_of_dice_is_dropped_before_it_is_read() -> None:
+    # A 1280-px frame of a grid of 50-px dice (20 px at the main pass, not small): a coarse
+    # pass boxes 8 of them as one 400-px "die", and a close-up's die holding 6 pip boxes.
+    grid = [(100.0 + 70 * i, 100.0 + 70 * j, 150.0 + 70 * i, 150.0 + 70 * j)
+            for i in range(4) for j in range(2)]
+    pips = [(900.0 + 40 * i, 500.0 + 40 * j, 930.0 + 40 * i, 530.0 + 40 * j)
+            for i in range(3) for j in range(2)]
+    cluster = (90.0, 90.0, 400.0, 250.0)
+    die = (850.0, 450.0, 1070.0, 630.0)
+    det = FakeDetector({512: _boxes(*grid, *pips), 256: _boxes(cluster, die)})
+    found = scales.detect_at_scales(det, _photo(1280), merge=False)  # type: ignore[arg-type]
+    assert len(found) == len(grid) + len(pips) + 1
+    assert not any(np.allclose(b, cluster) for b in found.xyxy)
+    assert any(np.allclose(b, die, atol=0.01) for b in found.xyxy)
+
+
 def test_unmerged_passes_are_merged_by_their_reading() -> None:
     # The 96-px pass's box on a die (surer to the detector) and the 128-px pass's box on it:
     # unmerged, both come back; merged by the reading, the one read more surely stays.
