@@ -253,14 +253,17 @@ def detect_at_scales(detector: DiceDetector, image: np.ndarray,
     return _merge(parts) if merge else _concat(parts)
 
 
+def _within(points: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+    """(P, B) bool: point p lies inside box b."""
+    return ((points[:, None, 0] >= xyxy[None, :, 0]) & (points[:, None, 0] <= xyxy[None, :, 2])
+            & (points[:, None, 1] >= xyxy[None, :, 1]) & (points[:, None, 1] <= xyxy[None, :, 3]))
+
+
 def _holds_fewer(big: Detections, small: Detections, most: int) -> np.ndarray:
     """Mask of the boxes of ``big`` holding fewer than ``most`` centres of ``small``'s."""
     if len(big) == 0 or len(small) < most:
         return np.ones(len(big), bool)
-    c = small.center
-    inside = ((c[None, :, 0] >= big.xyxy[:, None, 0]) & (c[None, :, 0] <= big.xyxy[:, None, 2])
-              & (c[None, :, 1] >= big.xyxy[:, None, 1]) & (c[None, :, 1] <= big.xyxy[:, None, 3]))
-    return inside.sum(axis=1) < most
+    return _within(small.center, big.xyxy).sum(axis=0) < most
 
 
 def merge_by_reading(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
@@ -323,9 +326,7 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     best = faces.argmax(axis=1)
     side = _sides(xyxy)
     c = (xyxy[:, :2] + xyxy[:, 2:]) / 2
-    within = ((c[:, None, 0] >= xyxy[None, :, 0]) & (c[:, None, 0] <= xyxy[None, :, 2])
-              & (c[:, None, 1] >= xyxy[None, :, 1]) & (c[:, None, 1] <= xyxy[None, :, 3])
-              & (side[None, :] >= INSIDE * side[:, None]))
+    within = _within(c, xyxy) & (side[None, :] >= INSIDE * side[:, None])
     holds = within.any(axis=0)
     # A die of value v shows v pips. A pip alone reads as a 1 or unsurely; halves and
     # corners of the die can read surely as other values. Either test alone cost the zoomed

@@ -46,7 +46,6 @@ from models.training.train_detector import train_detector
 from vision.detector import preprocess_image
 from vision.onnx_models import DETECTOR_FILE
 
-REPO = Path(__file__).resolve().parents[2]
 TYPED_SEED = 1000
 """First scene seed of the typed photos: far from every seed a measurement renders."""
 
@@ -135,11 +134,12 @@ def main(argv: list[str] | None = None) -> int:
                          "the file models/ held at commit 8c6bac2)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
+    if args.typed_share + args.real_share > 1:
+        ap.error("--typed-share and --real-share add up to more than 1")
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     t0 = time.time()
-    base = args.base
-    net = from_onnx(base)
+    net = from_onnx(args.base)
     typed_img, typed_box = typed_photos(args.typed_scenes)
     real = real_train(args.seed, exclude=val_photo_names(args.val_photos, args.seed))
     syn = load_synthetic(args.seed, args.scenes, 48)
@@ -153,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     tuned = train_detector(images, boxes, weights, args.steps, args.seed, net=net, lr=args.lr)
     args.out.mkdir(parents=True, exist_ok=True)
     export_detector(tuned, args.out / DETECTOR_FILE)
-    record = {"base": f"{base.name} sha256 {hashlib.sha256(base.read_bytes()).hexdigest()}",
+    digest = hashlib.sha256(args.base.read_bytes()).hexdigest()
+    record = {"base": f"{args.base} sha256 {digest}",
               "steps": args.steps, "lr": args.lr,
               "typed_scenes": args.typed_scenes, "typed_share": args.typed_share,
               "real_share": args.real_share, "seed": args.seed,
