@@ -26,6 +26,16 @@ def test_one_table_of_thirty_is_read():
     assert r["extra_readings"] <= 1
 
 
+def test_pieces_standing_on_the_mats_print_are_sized_from_their_whole_outline():
+    # `dicetable pieces`' rainbow tables 2 and 8 (seed 30 000): a large blue piece and a large
+    # yellow one stand on the mat's black print, half their outline on it. Left out of the
+    # fit, the rest read one as two pieces and the other as small.
+    r = eval_pyramids(tables=8, seed=30_000)
+    assert r["pieces"] == 240 and r["found"] == 1.0
+    assert r["size_accuracy"] == 1.0 and r["colour_accuracy"] == 1.0
+    assert r["extra_readings"] == 0
+
+
 def test_touching_same_colour_pieces_are_separated_and_sized():
     layout = load_layout("icedice", 2)
     mr = MatRenderer(layout, ppm=PPM)
