@@ -111,8 +111,9 @@ SURE_BIG = 0.9
 #: A coarse pass's box holding the centres of this many of the finer passes' boxes is a
 #: cluster of dice, not one die (a d6 face shows at most six marks for a finer pass to box),
 #: and is dropped before it is read: on the bench's grid of 40 dice the tuned detector's
-#: coarse passes boxed 4-5 such clusters of 10-20 dice (460-720 px), whose crops and
-#: readings cost a frame 6 ms; :func:`inside_bigger` would drop them only once read.
+#: coarse passes boxed 2 and 5 boxes of 450-720 px round such clusters on two of its three
+#: frames, whose crops and readings cost the median frame 6 ms (a probe, medians of 9
+#: reads); :func:`inside_bigger` would drop them only once read.
 CLUSTER = 7
 #: IoU above which two passes' boxes are one die (the detector's own NMS threshold).
 MERGE_IOU = 0.45

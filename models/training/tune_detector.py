@@ -6,11 +6,13 @@ Usage::
         [--typed-scenes 1600] [--typed-share 0.4] [--real-share 0.35] [--val-photos 40]
         [--seed 0]
 
-D1, the detector shipped before (trained on the renderer's data version 3), saw custom dice
-in about one training window of 25, and ``read --game`` found too few of them: at the
-reader's boxes, 751 of 925 IceDice dice of ``device.photo_angles --detector`` (photo seed 1),
-and a tenth of them even within 15 degrees of square-on. Most of the missed dice stood
-against another die and raised a heat peak just under the threshold (0.2-0.3).
+D1, the detector shipped before (trained on the renderer's data version 3), saw a custom die
+in about one of 23 of the dice it drew (a quarter of the synthetic scenes hold 35 % custom
+dice, ``dataset.TYPED_SCENES`` / ``TYPED_RATE``, and half its draws were real pip photos),
+and ``read --game`` found too few of them: at the reader's boxes, 751 of 925 IceDice dice of
+``device.photo_angles --detector`` (photo seed 1), and a tenth of them even within 15
+degrees of square-on. Of 30 missed dice of a probe (photo seed 5), 18 raised a heat peak
+just under the threshold (0.2-0.3); looked at by eye, most stood against another die.
 
 This starts from a trained detector's weights, read back from its ONNX file
 (:func:`from_onnx`), and trains on three sources drawn by weight: the real train photos, the
