@@ -46,6 +46,7 @@ from models.training.folds import (
 from models.training.syndata import base_path, synthetic_crops, synthetic_negatives
 from models.training.train_classifier import (
     CAMERA_SHIFTS,
+    GLOSS_SPREAD,
     draw_weights,
     logits_of,
     make_classifier,
@@ -249,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     p_tune.add_argument("--camera-aug", choices=("", *CAMERA_SHIFTS), default="",
                         help="augment for other cameras and light "
                              "(train_classifier.camera_shift, CAMERA_SHIFTS)")
+    p_tune.add_argument("--gloss-spread", type=float, default=GLOSS_SPREAD,
+                        help="highlight centres within this of the crop's centre "
+                             "(train_classifier.highlights)")
     p_tune.add_argument("--steps", type=int, default=600)
     p_tune.add_argument("--lr", type=float, default=1e-3)
     args = ap.parse_args(argv)

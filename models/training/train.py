@@ -47,6 +47,7 @@ from models.training.syndata import (
 )
 from models.training.train_classifier import (
     CAMERA_SHIFTS,
+    GLOSS_SPREAD,
     draw_weights,
     ece,
     fit_temperature,
@@ -126,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label-smoothing", type=float, default=0.0)
     ap.add_argument("--gloss", type=float, default=0.25,
                     help="share of classifier crops given a specular highlight streak")
+    ap.add_argument("--gloss-spread", type=float, default=GLOSS_SPREAD,
+                    help="stage two: highlight centres within this of the crop's centre")
     ap.add_argument("--strong-aug", action="store_true",
                     help="classifier augmentation with colour cast and gamma")
     ap.add_argument("--out", type=Path, default=REPO / "models")
@@ -216,7 +219,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
                                label_smoothing=args.label_smoothing, strong_aug=args.strong_aug,
                                init=base, lr=args.tune_lr, steps=args.tune_steps,
                                desc="tune (real + synthetic)", camera_aug=args.camera_aug,
-                               **common)
+                               gloss_spread=args.gloss_spread, **common)
     else:
         cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs,
                                args.seed, n_classes, label_smoothing=args.label_smoothing,
@@ -246,7 +249,8 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
             "tune_lr": args.tune_lr, "symbol_boost": args.symbol_boost,
             "box_copies": args.box_copies, "camera_aug": args.camera_aug,
             "cls_epochs": args.cls_epochs, "cls_width": args.width,
-            "cls_arch": args.arch, "gloss": args.gloss, "crop_px": args.crop_px,
+            "cls_arch": args.arch, "gloss": args.gloss, "gloss_spread": args.gloss_spread,
+            "crop_px": args.crop_px,
             "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug}
 
 

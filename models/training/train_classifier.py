@@ -26,16 +26,23 @@ from vision.detections import FACE_SYMBOL
 logger = logging.getLogger(__name__)
 
 
-def highlights(x: torch.Tensor, gen: torch.Generator, rate: float) -> torch.Tensor:
+#: Highlight centres lie within this of the crop's centre (fractions of its side).
+GLOSS_SPREAD = 0.3
+
+
+def highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
+               spread: float = GLOSS_SPREAD) -> torch.Tensor:
     """Soft white streaks on a share ``rate`` of the crops: the lamp's reflection on a glossy
-    die, which on dark dice looks much like a light pip (a smoky 1 read as a 2)."""
+    die, which on dark dice looks much like a light pip (a smoky 1 read as a 2). ``spread``
+    below GLOSS_SPREAD puts more of them across the face's centre, where a streak joins
+    pips or hides the centre pip (the real 4-5 and 3-2 misreads)."""
     b, _, h, w = x.shape
     pick = torch.rand(b, generator=gen) < rate
     n = int(pick.sum())
     if n == 0:
         return x
     yy, xx = torch.meshgrid(torch.linspace(0, 1, h), torch.linspace(0, 1, w), indexing="ij")
-    c = torch.empty(n, 2).uniform_(0.2, 0.8, generator=gen)
+    c = torch.empty(n, 2).uniform_(0.5 - spread, 0.5 + spread, generator=gen)
     ang = torch.empty(n).uniform_(0, 3.1416, generator=gen)
     long = torch.empty(n).uniform_(0.04, 0.18, generator=gen)
     thin = long * torch.empty(n).uniform_(0.15, 0.6, generator=gen)
@@ -128,12 +135,13 @@ def camera_shift(x: torch.Tensor, gen: torch.Generator, kind: str = "full") -> t
 
 
 def augment(x: torch.Tensor, gen: torch.Generator, strong: bool = False,
-            gloss: float = 0.0, camera: str = "") -> torch.Tensor:
+            gloss: float = 0.0, camera: str = "", gloss_spread: float = GLOSS_SPREAD
+            ) -> torch.Tensor:
     """x: (B, 3, H, W) float in [0, 1] -> augmented copy (``strong``: + colour cast, gamma;
-    ``gloss``: share of crops given a specular highlight; ``camera``: ``camera_shift`` of
-    that kind, "" for none)."""
+    ``gloss``: share of crops given a specular highlight, centred within ``gloss_spread``;
+    ``camera``: ``camera_shift`` of that kind, "" for none)."""
     if gloss > 0:
-        x = highlights(x, gen, gloss)
+        x = highlights(x, gen, gloss, gloss_spread)
     b = x.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=gen))
     x = torch.rot90(x, k, dims=(2, 3))
@@ -209,7 +217,8 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
                      label_smoothing: float = 0.0, strong_aug: bool = False,
                      arch: str = "pool", gloss: float = 0.0, init: dict | None = None,
                      lr: float = 4e-3, steps: int | None = None,
-                     desc: str = "classifier", camera_aug: str = "") -> torch.nn.Module:
+                     desc: str = "classifier", camera_aug: str = "",
+                     gloss_spread: float = GLOSS_SPREAD) -> torch.nn.Module:
     """Train on uint8 crops (N, S, S, 3); ``weights`` set how often each crop is drawn.
 
     ``epochs`` passes over the crops (or ``steps`` batches when given) under a one-cycle
@@ -233,7 +242,7 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
     correct = seen = 0
     for step in bar:
         idx = rng.choice(len(crops), batch, p=p)
-        x = augment(_to_tensor(crops[idx]), gen, strong_aug, gloss, camera_aug)
+        x = augment(_to_tensor(crops[idx]), gen, strong_aug, gloss, camera_aug, gloss_spread)
         x = x.contiguous(memory_format=torch.channels_last)
         y = y_all[idx]
         out = net(x)

@@ -132,6 +132,18 @@ def test_highlights_only_brighten_the_chosen_crops() -> None:
     assert float((y - x).min()) >= 0 and float(y.max()) <= 1
 
 
+def test_highlight_spread_sets_how_far_from_the_centre_streaks_lie() -> None:
+    x = torch.zeros(200, 3, 48, 48)
+
+    def peak_offsets(spread: float) -> np.ndarray:
+        y = highlights(x, torch.Generator().manual_seed(3), 1.0, spread)[:, 0].flatten(1)
+        r, c = np.divmod(y.argmax(1).numpy(), 48)
+        return np.maximum(abs(r - 23.5), abs(c - 23.5))
+
+    assert peak_offsets(0.05).max() <= 0.05 * 47 + 1
+    assert peak_offsets(0.3).max() > 0.2 * 47, "the default reaches well off the centre"
+
+
 def test_strong_augment_keeps_shape_and_range() -> None:
     x = torch.rand(8, 3, 40, 40)
     y = augment(x, torch.Generator().manual_seed(2), strong=True)
