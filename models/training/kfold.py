@@ -151,7 +151,7 @@ def cmd_tune(args: argparse.Namespace) -> dict:
         return train_classifier(crops, labels, w, 0, args.seed + k, NOT_A_DIE + 1, width=width,
                                 arch=arch, gloss=args.gloss, init=base, lr=args.lr,
                                 steps=args.steps, desc=f"tune fold {k}",
-                                camera_aug=args.camera_aug)
+                                camera_aug=args.camera_aug, gloss_spread=args.gloss_spread)
 
     return _per_fold(args, one)
 
