@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label-smoothing", type=float, default=0.0)
     ap.add_argument("--gloss", type=float, default=0.25,
                     help="share of classifier crops given a specular highlight streak")
+    ap.add_argument("--tune-gloss", type=float, default=None,
+                    help="stage two's share of highlight streaks (default: --gloss, which also "
+                         "names stage one's cached base)")
     ap.add_argument("--gloss-spread", type=float, default=GLOSS_SPREAD,
                     help="stage two: highlight centres within this of the crop's centre")
     ap.add_argument("--strong-aug", action="store_true",
@@ -219,7 +222,9 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
                                label_smoothing=args.label_smoothing, strong_aug=args.strong_aug,
                                init=base, lr=args.tune_lr, steps=args.tune_steps,
                                desc="tune (real + synthetic)", camera_aug=args.camera_aug,
-                               gloss_spread=args.gloss_spread, **common)
+                               gloss_spread=args.gloss_spread,
+                               **{**common, "gloss": args.tune_gloss if args.tune_gloss is not None
+                                  else args.gloss})
     else:
         cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs,
                                args.seed, n_classes, label_smoothing=args.label_smoothing,
@@ -249,7 +254,8 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
             "tune_lr": args.tune_lr, "symbol_boost": args.symbol_boost,
             "box_copies": args.box_copies, "camera_aug": args.camera_aug,
             "cls_epochs": args.cls_epochs, "cls_width": args.width,
-            "cls_arch": args.arch, "gloss": args.gloss, "gloss_spread": args.gloss_spread,
+            "cls_arch": args.arch, "gloss": args.gloss, "tune_gloss": args.tune_gloss,
+            "gloss_spread": args.gloss_spread,
             "crop_px": args.crop_px,
             "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug}
 
