@@ -214,6 +214,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
     print(f"classifier: {int((~held).sum())} train crops ({int((is_real & ~held).sum())} real),"
           f" {int(held.sum())} held out", file=sys.stderr)
     common = {"width": args.width, "arch": args.arch, "gloss": args.gloss}
+    tune_gloss = args.gloss if args.tune_gloss is None else args.tune_gloss
     if args.pretrain_epochs:
         base = pretrained(syn_crops, syn_labels, base_path(
             args.seed, args.scenes, size, args.pretrain_epochs, args.width, args.arch,
@@ -223,8 +224,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
                                init=base, lr=args.tune_lr, steps=args.tune_steps,
                                desc="tune (real + synthetic)", camera_aug=args.camera_aug,
                                gloss_spread=args.gloss_spread,
-                               **{**common, "gloss": args.tune_gloss if args.tune_gloss is not None
-                                  else args.gloss})
+                               **{**common, "gloss": tune_gloss})
     else:
         cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs,
                                args.seed, n_classes, label_smoothing=args.label_smoothing,
