@@ -47,6 +47,7 @@ from models.training.syndata import base_path, synthetic_crops, synthetic_negati
 from models.training.train_classifier import (
     CAMERA_SHIFTS,
     GLOSS_SPREAD,
+    GLOSS_STYLES,
     draw_weights,
     logits_of,
     make_classifier,
@@ -151,7 +152,8 @@ def cmd_tune(args: argparse.Namespace) -> dict:
         return train_classifier(crops, labels, w, 0, args.seed + k, NOT_A_DIE + 1, width=width,
                                 arch=arch, gloss=args.gloss, init=base, lr=args.lr,
                                 steps=args.steps, desc=f"tune fold {k}",
-                                camera_aug=args.camera_aug, gloss_spread=args.gloss_spread)
+                                camera_aug=args.camera_aug, gloss_spread=args.gloss_spread,
+                                gloss_style=args.gloss_style)
 
     return _per_fold(args, one)
 
@@ -253,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     p_tune.add_argument("--gloss-spread", type=float, default=GLOSS_SPREAD,
                         help="highlight centres within this of the crop's centre "
                              "(train_classifier.highlights)")
+    p_tune.add_argument("--gloss-style", choices=GLOSS_STYLES, default="blob",
+                        help="highlight streaks' look (train_classifier.GLOSS_STYLES)")
     p_tune.add_argument("--steps", type=int, default=600)
     p_tune.add_argument("--lr", type=float, default=1e-3)
     args = ap.parse_args(argv)

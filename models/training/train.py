@@ -48,6 +48,7 @@ from models.training.syndata import (
 from models.training.train_classifier import (
     CAMERA_SHIFTS,
     GLOSS_SPREAD,
+    GLOSS_STYLES,
     draw_weights,
     ece,
     fit_temperature,
@@ -132,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                          "names stage one's cached base)")
     ap.add_argument("--gloss-spread", type=float, default=GLOSS_SPREAD,
                     help="stage two: highlight centres within this of the crop's centre")
+    ap.add_argument("--gloss-style", choices=GLOSS_STYLES, default="blob",
+                    help="stage two: the highlight streaks' look (train_classifier.GLOSS_STYLES)")
     ap.add_argument("--strong-aug", action="store_true",
                     help="classifier augmentation with colour cast and gamma")
     ap.add_argument("--out", type=Path, default=REPO / "models")
@@ -223,7 +226,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
                                label_smoothing=args.label_smoothing, strong_aug=args.strong_aug,
                                init=base, lr=args.tune_lr, steps=args.tune_steps,
                                desc="tune (real + synthetic)", camera_aug=args.camera_aug,
-                               gloss_spread=args.gloss_spread,
+                               gloss_spread=args.gloss_spread, gloss_style=args.gloss_style,
                                **{**common, "gloss": tune_gloss})
     else:
         cls = train_classifier(crops[~held], labels[~held], w[~held], args.cls_epochs,
@@ -255,7 +258,7 @@ def _classifier_stage(args: argparse.Namespace, real: Samples, rng: np.random.Ge
             "box_copies": args.box_copies, "camera_aug": args.camera_aug,
             "cls_epochs": args.cls_epochs, "cls_width": args.width,
             "cls_arch": args.arch, "gloss": args.gloss, "tune_gloss": args.tune_gloss,
-            "gloss_spread": args.gloss_spread,
+            "gloss_spread": args.gloss_spread, "gloss_style": args.gloss_style,
             "crop_px": args.crop_px,
             "label_smoothing": args.label_smoothing, "strong_aug": args.strong_aug}
 

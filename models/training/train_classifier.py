@@ -3,7 +3,7 @@
 Crops are uint8 SxS BGR (S = --crop-px) from ``dataset``; augmentation is done per batch in
 torch: dihedral flips/rotations (a face's value does not change under them), colour-channel
 shuffles and inversion (a new body/pip colour pair), brightness/contrast, blur and noise, and
-optionally specular highlight streaks (``highlights``).
+optionally specular highlight streaks (``highlights``, ``line_highlights``).
 The temperature is fitted on held-out crops by minimising the NLL (Guo et al. 2017) and
 the expected calibration error (ECE, 15 bins) is reported before and after.
 """
@@ -53,6 +53,53 @@ def highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
     amp = torch.empty(n, 1, 1).uniform_(0.3, 0.9, generator=gen)
     out = x.clone()
     out[pick] = x[pick] + (1 - x[pick]) * (amp * blob)[:, None]
+    return out
+
+
+#: Highlight styles: ``blob``, soft elliptic glows (``highlights``); ``line``, the real set's
+#: lamp reflections (``line_highlights``).
+GLOSS_STYLES = ("blob", "line")
+
+
+def line_highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
+                    spread: float = GLOSS_SPREAD) -> torch.Tensor:
+    """A long lamp's reflection on a glossy face, as the real photos show it: a thin, hard-
+    edged, uneven bright band that runs across several pips. A pip is a dimple, so it does
+    not mirror the lamp as the flat face does; its rim stays dark inside the band and the pip
+    can still be counted. The rim is taken from the crop's own edges (no pip map is needed,
+    so real crops get it too), the reason ``highlights``' glows cannot teach it: they wash
+    everything under them out alike."""
+    b, _, h, w = x.shape
+    pick = torch.rand(b, generator=gen) < rate
+    n = int(pick.sum())
+    if n == 0:
+        return x
+    yy, xx = torch.meshgrid(torch.linspace(0, 1, h), torch.linspace(0, 1, w), indexing="ij")
+    c = torch.empty(n, 2).uniform_(0.5 - spread, 0.5 + spread, generator=gen)
+    ang = torch.empty(n).uniform_(0, 3.1416, generator=gen)
+    half_len = torch.empty(n, 1, 1).uniform_(0.12, 0.45, generator=gen)
+    half_wid = torch.empty(n, 1, 1).uniform_(0.02, 0.08, generator=gen)
+    dx, dy = xx[None] - c[:, 0, None, None], yy[None] - c[:, 1, None, None]
+    cos, sin = torch.cos(ang)[:, None, None], torch.sin(ang)[:, None, None]
+    u, v = dx * cos + dy * sin, -dx * sin + dy * cos
+    edge = 0.012  # about half a pixel at 48 px: the band's sides are sharp
+    band = torch.sigmoid((half_wid - v.abs()) / edge) * \
+        torch.sigmoid((half_len - u.abs()) / (3 * edge))
+    period = torch.empty(n, 1, 1).uniform_(0.15, 0.4, generator=gen)
+    phase = torch.empty(n, 1, 1).uniform_(0, 6.2832, generator=gen)
+    uneven = 0.8 + 0.2 * torch.cos(6.2832 * u / period + phase)
+    amp = torch.empty(n, 1, 1).uniform_(0.5, 1.0, generator=gen)
+    sel = x[pick]
+    grey = sel.mean(dim=1, keepdim=True)
+    gx = F.conv2d(grey, torch.tensor([[[[-1.0, 0, 1], [-2, 0, 2], [-1, 0, 1]]]]), padding=1)
+    gy = F.conv2d(grey, torch.tensor([[[[-1.0, -2, -1], [0, 0, 0], [1, 2, 1]]]]), padding=1)
+    grad = (gx ** 2 + gy ** 2).sqrt()
+    grad = grad / grad.amax(dim=(2, 3), keepdim=True).clamp_min(1e-6)
+    rim = torch.empty(n, 1, 1, 1).uniform_(0.3, 0.8, generator=gen)
+    glare = (amp * band * uneven)[:, None]
+    lit = sel + (1 - sel) * glare
+    out = x.clone()
+    out[pick] = lit * (1 - rim * glare * grad)
     return out
 
 
@@ -135,13 +182,15 @@ def camera_shift(x: torch.Tensor, gen: torch.Generator, kind: str = "full") -> t
 
 
 def augment(x: torch.Tensor, gen: torch.Generator, strong: bool = False,
-            gloss: float = 0.0, camera: str = "", gloss_spread: float = GLOSS_SPREAD
-            ) -> torch.Tensor:
+            gloss: float = 0.0, camera: str = "", gloss_spread: float = GLOSS_SPREAD,
+            gloss_style: str = "blob") -> torch.Tensor:
     """x: (B, 3, H, W) float in [0, 1] -> augmented copy (``strong``: + colour cast, gamma;
-    ``gloss``: share of crops given a specular highlight, centred within ``gloss_spread``;
+    ``gloss``: share of crops given a specular highlight of ``gloss_style`` (GLOSS_STYLES),
+    centred within ``gloss_spread``;
     ``camera``: ``camera_shift`` of that kind, "" for none)."""
     if gloss > 0:
-        x = highlights(x, gen, gloss, gloss_spread)
+        draw = line_highlights if gloss_style == "line" else highlights
+        x = draw(x, gen, gloss, gloss_spread)
     b = x.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=gen))
     x = torch.rot90(x, k, dims=(2, 3))
@@ -218,7 +267,8 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
                      arch: str = "pool", gloss: float = 0.0, init: dict | None = None,
                      lr: float = 4e-3, steps: int | None = None,
                      desc: str = "classifier", camera_aug: str = "",
-                     gloss_spread: float = GLOSS_SPREAD) -> torch.nn.Module:
+                     gloss_spread: float = GLOSS_SPREAD, gloss_style: str = "blob"
+                     ) -> torch.nn.Module:
     """Train on uint8 crops (N, S, S, 3); ``weights`` set how often each crop is drawn.
 
     ``epochs`` passes over the crops (or ``steps`` batches when given) under a one-cycle
@@ -242,7 +292,8 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
     correct = seen = 0
     for step in bar:
         idx = rng.choice(len(crops), batch, p=p)
-        x = augment(_to_tensor(crops[idx]), gen, strong_aug, gloss, camera_aug, gloss_spread)
+        x = augment(_to_tensor(crops[idx]), gen, strong_aug, gloss, camera_aug, gloss_spread,
+                    gloss_style)
         x = x.contiguous(memory_format=torch.channels_last)
         y = y_all[idx]
         out = net(x)

@@ -14,7 +14,13 @@ pytest.importorskip("onnx", reason="onnx is not installed (extra 'train')")
 
 from models.training.export import export_classifier, export_detector  # noqa: E402
 from models.training.nets import DiceDetector, FaceClassifier, PoolFaceClassifier  # noqa: E402
-from models.training.train_classifier import augment, ece, fit_temperature, highlights  # noqa: E402,E501
+from models.training.train_classifier import (  # noqa: E402
+    augment,
+    ece,
+    fit_temperature,
+    highlights,
+    line_highlights,
+)
 from models.training.train_detector import make_targets, sample_window  # noqa: E402
 from vision.classifier import FaceClassifier as OnnxClassifier  # noqa: E402
 from vision.detections import NUM_FACE_CLASSES  # noqa: E402
@@ -142,6 +148,23 @@ def test_highlight_spread_sets_how_far_from_the_centre_streaks_lie() -> None:
 
     assert peak_offsets(0.05).max() <= 0.05 * 47 + 1
     assert peak_offsets(0.3).max() > 0.2 * 47, "the default reaches well off the centre"
+
+
+def test_line_highlights_leave_a_pips_rim_dark_inside_the_band() -> None:
+    yy, xx = torch.meshgrid(torch.arange(48.0), torch.arange(48.0), indexing="ij")
+    r = ((yy - 23.5) ** 2 + (xx - 23.5) ** 2).sqrt()
+    flat = torch.full((100, 3, 48, 48), 0.15)
+    pip = torch.where(r < 5, 0.95, 0.15)
+    pip = torch.nn.functional.avg_pool2d(pip[None, None], 3, 1, 1)[0, 0].expand_as(flat)
+    # One seed draws the same bands on both: the flat face shows the glare alone.
+    glare = (line_highlights(flat, torch.Generator().manual_seed(5), 1.0, 0.0) - flat) / 0.85
+    y = line_highlights(pip, torch.Generator().manual_seed(5), 1.0, 0.0)
+    assert float(glare.amax((1, 2, 3)).min()) > 0.3, "every crop gets a bright band"
+    washed = pip + (1 - pip) * glare  # what a glow that ignores the dimple would leave
+    rim = ((r >= 4) & (r <= 6.5)) & (glare[:, 0] > 0.4)
+    assert int(rim.sum()) > 100
+    assert float((washed - y)[:, 0][rim].mean()) > 0.1, "the rim stays darker than the glare"
+    assert float(y.min()) >= 0 and float(y.max()) <= 1
 
 
 def test_strong_augment_keeps_shape_and_range() -> None:
