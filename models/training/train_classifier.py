@@ -30,25 +30,36 @@ logger = logging.getLogger(__name__)
 GLOSS_SPREAD = 0.3
 
 
+def _streak_axes(x: torch.Tensor, gen: torch.Generator, rate: float, spread: float
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The crops a streak is drawn on (a share ``rate``: (B,) bool), and for each of them
+    every pixel's (u, v) along and across its axis, (n, H, W) in crop sides; the axis has a
+    random direction, its centre within ``spread`` of the crop's centre."""
+    b, _, h, w = x.shape
+    pick = torch.rand(b, generator=gen) < rate
+    n = int(pick.sum())
+    if n == 0:
+        return pick, x.new_zeros(0, h, w), x.new_zeros(0, h, w)
+    yy, xx = torch.meshgrid(torch.linspace(0, 1, h), torch.linspace(0, 1, w), indexing="ij")
+    c = torch.empty(n, 2).uniform_(0.5 - spread, 0.5 + spread, generator=gen)
+    ang = torch.empty(n).uniform_(0, 3.1416, generator=gen)
+    dx, dy = xx[None] - c[:, 0, None, None], yy[None] - c[:, 1, None, None]
+    cos, sin = torch.cos(ang)[:, None, None], torch.sin(ang)[:, None, None]
+    return pick, dx * cos + dy * sin, -dx * sin + dy * cos
+
+
 def highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
                spread: float = GLOSS_SPREAD) -> torch.Tensor:
     """Soft white streaks on a share ``rate`` of the crops: the lamp's reflection on a glossy
     die, which on dark dice looks much like a light pip (a smoky 1 read as a 2). ``spread``
     below GLOSS_SPREAD puts more of them across the face's centre, where a streak joins
     pips or hides the centre pip (the real 4-5 and 3-2 misreads)."""
-    b, _, h, w = x.shape
-    pick = torch.rand(b, generator=gen) < rate
-    n = int(pick.sum())
+    pick, u, v = _streak_axes(x, gen, rate, spread)
+    n = len(u)
     if n == 0:
         return x
-    yy, xx = torch.meshgrid(torch.linspace(0, 1, h), torch.linspace(0, 1, w), indexing="ij")
-    c = torch.empty(n, 2).uniform_(0.5 - spread, 0.5 + spread, generator=gen)
-    ang = torch.empty(n).uniform_(0, 3.1416, generator=gen)
     long = torch.empty(n).uniform_(0.04, 0.18, generator=gen)
     thin = long * torch.empty(n).uniform_(0.15, 0.6, generator=gen)
-    dx, dy = xx[None] - c[:, 0, None, None], yy[None] - c[:, 1, None, None]
-    cos, sin = torch.cos(ang)[:, None, None], torch.sin(ang)[:, None, None]
-    u, v = dx * cos + dy * sin, -dx * sin + dy * cos
     blob = torch.exp(-0.5 * ((u / long[:, None, None]) ** 2 + (v / thin[:, None, None]) ** 2))
     amp = torch.empty(n, 1, 1).uniform_(0.3, 0.9, generator=gen)
     out = x.clone()
@@ -69,19 +80,12 @@ def line_highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
     can still be counted. The rim is taken from the crop's own edges (no pip map is needed,
     so real crops get it too), the reason ``highlights``' glows cannot teach it: they wash
     everything under them out alike."""
-    b, _, h, w = x.shape
-    pick = torch.rand(b, generator=gen) < rate
-    n = int(pick.sum())
+    pick, u, v = _streak_axes(x, gen, rate, spread)
+    n = len(u)
     if n == 0:
         return x
-    yy, xx = torch.meshgrid(torch.linspace(0, 1, h), torch.linspace(0, 1, w), indexing="ij")
-    c = torch.empty(n, 2).uniform_(0.5 - spread, 0.5 + spread, generator=gen)
-    ang = torch.empty(n).uniform_(0, 3.1416, generator=gen)
     half_len = torch.empty(n, 1, 1).uniform_(0.12, 0.45, generator=gen)
     half_wid = torch.empty(n, 1, 1).uniform_(0.02, 0.08, generator=gen)
-    dx, dy = xx[None] - c[:, 0, None, None], yy[None] - c[:, 1, None, None]
-    cos, sin = torch.cos(ang)[:, None, None], torch.sin(ang)[:, None, None]
-    u, v = dx * cos + dy * sin, -dx * sin + dy * cos
     edge = 0.012  # about half a pixel at 48 px: the band's sides are sharp
     band = torch.sigmoid((half_wid - v.abs()) / edge) * \
         torch.sigmoid((half_len - u.abs()) / (3 * edge))
