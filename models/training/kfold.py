@@ -149,7 +149,8 @@ def cmd_tune(args: argparse.Namespace) -> dict:
     def one(real_crops: np.ndarray, real_labels: np.ndarray, k: int) -> torch.nn.Module:
         crops, labels, w = _mix(syn, real_crops, real_labels, args.real_share,
                                 args.symbol_boost)
-        return train_classifier(crops, labels, w, 0, args.seed + k, NOT_A_DIE + 1, width=width,
+        seed = args.seed if args.tune_seed is None else args.tune_seed
+        return train_classifier(crops, labels, w, 0, seed + k, NOT_A_DIE + 1, width=width,
                                 arch=arch, gloss=args.gloss, init=base, lr=args.lr,
                                 steps=args.steps, desc=f"tune fold {k}",
                                 camera_aug=args.camera_aug, gloss_spread=args.gloss_spread,
@@ -257,6 +258,10 @@ def main(argv: list[str] | None = None) -> int:
                              "(train_classifier.highlights)")
     p_tune.add_argument("--gloss-style", choices=GLOSS_STYLES, default="blob",
                         help="highlight streaks' look (train_classifier.GLOSS_STYLES)")
+    p_tune.add_argument("--tune-seed", type=int, default=None,
+                        help="seed of the fine-tune alone (default --seed, which also picks "
+                             "the folds and the synthetic scenes): reruns of one recipe on the "
+                             "same folds show how far its errors move by chance")
     p_tune.add_argument("--steps", type=int, default=600)
     p_tune.add_argument("--lr", type=float, default=1e-3)
     args = ap.parse_args(argv)
