@@ -94,9 +94,10 @@ def line_highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
     uneven = 0.8 + 0.2 * torch.cos(6.2832 * u / period + phase)
     amp = torch.empty(n, 1, 1).uniform_(0.5, 1.0, generator=gen)
     sel = x[pick]
-    grey = sel.mean(dim=1, keepdim=True)
-    gx = F.conv2d(grey, torch.tensor([[[[-1.0, 0, 1], [-2, 0, 2], [-1, 0, 1]]]]), padding=1)
-    gy = F.conv2d(grey, torch.tensor([[[[-1.0, -2, -1], [0, 0, 0], [1, 2, 1]]]]), padding=1)
+    # Replicated, not zero, padding: the crop's own border is no edge.
+    grey = F.pad(sel.mean(dim=1, keepdim=True), (1, 1, 1, 1), mode="replicate")
+    gx = F.conv2d(grey, torch.tensor([[[[-1.0, 0, 1], [-2, 0, 2], [-1, 0, 1]]]]))
+    gy = F.conv2d(grey, torch.tensor([[[[-1.0, -2, -1], [0, 0, 0], [1, 2, 1]]]]))
     grad = (gx ** 2 + gy ** 2).sqrt()
     grad = grad / grad.amax(dim=(2, 3), keepdim=True).clamp_min(1e-6)
     rim = torch.empty(n, 1, 1, 1).uniform_(0.3, 0.8, generator=gen)

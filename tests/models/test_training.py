@@ -160,6 +160,9 @@ def test_line_highlights_leave_a_pips_rim_dark_inside_the_band() -> None:
     glare = (line_highlights(flat, torch.Generator().manual_seed(5), 1.0, 0.0) - flat) / 0.85
     y = line_highlights(pip, torch.Generator().manual_seed(5), 1.0, 0.0)
     assert float(glare.amax((1, 2, 3)).min()) > 0.3, "every crop gets a bright band"
+    light = torch.full((100, 3, 48, 48), 0.6)
+    lit = line_highlights(light, torch.Generator().manual_seed(6), 1.0, 0.3)
+    assert float((lit - light).min()) >= 0, "a flat face is only lit: its border is no edge"
     washed = pip + (1 - pip) * glare  # what a glow that ignores the dimple would leave
     rim = ((r >= 4) & (r <= 6.5)) & (glare[:, 0] > 0.4)
     assert int(rim.sum()) > 100
