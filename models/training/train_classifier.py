@@ -84,6 +84,7 @@ def line_highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
     n = len(u)
     if n == 0:
         return x
+    # Lengths, widths and the unevenness were set by eye against the train photos' streaks.
     half_len = torch.empty(n, 1, 1).uniform_(0.12, 0.45, generator=gen)
     half_wid = torch.empty(n, 1, 1).uniform_(0.02, 0.08, generator=gen)
     edge = 0.012  # about half a pixel at 48 px: the band's sides are sharp
