@@ -313,6 +313,38 @@ def render_table(scene: Scene, rng: np.random.Generator) -> np.ndarray:
     return out.astype(np.float32) / 255.0
 
 
+def _corners_in_image(die: DieSpec, cam) -> np.ndarray | None:
+    """The die's 8 corners in pixels (8, 2), None when any lies behind the camera."""
+    uv, depth = cam.project(_die_geometry(die)[0])
+    return None if np.any(depth <= 0) else uv
+
+
+def _centre_in_frame(uv: np.ndarray, cam) -> bool:
+    centre = uv.mean(axis=0)
+    return bool(0 <= centre[0] < cam.width and 0 <= centre[1] < cam.height)
+
+
+def _frame_box(uv: np.ndarray, cam) -> np.ndarray:
+    box = np.concatenate([uv.min(axis=0), uv.max(axis=0)])
+    return np.clip(box, 0, [cam.width, cam.height, cam.width, cam.height])
+
+
+def cut_by_frame(scene: Scene) -> np.ndarray:
+    """(M, 4) float32 boxes, clipped to the frame, of the dice :func:`render` draws but leaves
+    out of its truth because their centre lies outside the frame. The part of such a die at
+    the frame's edge is a die all the same: a reader that boxes it has not boxed nothing."""
+    cam = scene.camera
+    boxes = []
+    for die in scene.dice:
+        uv = _corners_in_image(die, cam)
+        if uv is None or _centre_in_frame(uv, cam):
+            continue
+        box = _frame_box(uv, cam)
+        if box[2] > box[0] and box[3] > box[1]:
+            boxes.append(box)
+    return np.array(boxes, np.float32).reshape(-1, 4)
+
+
 def render(scene: Scene, *, jpeg_quality: int | None = None, blur_sigma: float = 0.0,
            noise_sigma: float = 0.0) -> Rendered:
     """Draw a scene and return the image with the truth of every die in view.
@@ -333,16 +365,13 @@ def render(scene: Scene, *, jpeg_quality: int | None = None, blur_sigma: float =
     boxes, values, classes, index, labels = [], [], [], [], []
     for i in order:
         die = scene.dice[i]
-        corners, _, _ = _die_geometry(die)
-        uv, depth = cam.project(corners)
-        if np.any(depth <= 0):
+        uv = _corners_in_image(die, cam)
+        if uv is None:
             continue
         _draw_die(img, die, cam, scene.lighting, rng)
-        centre_uv = uv.mean(axis=0)
-        if not (0 <= centre_uv[0] < cam.width and 0 <= centre_uv[1] < cam.height):
+        if not _centre_in_frame(uv, cam):
             continue
-        box = np.concatenate([uv.min(axis=0), uv.max(axis=0)])
-        box = np.clip(box, 0, [cam.width, cam.height, cam.width, cam.height])
+        box = _frame_box(uv, cam)
         inside = (box[2] - box[0]) * (box[3] - box[1]) / max(
             1e-6, float(np.ptp(uv[:, 0]) * np.ptp(uv[:, 1])))
         boxes.append(box)

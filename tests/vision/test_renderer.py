@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.detections import FACE_SYMBOL, FACE_UNREADABLE
-from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
+from vision.renderer import CameraPose, DieSpec, Lighting, Scene, cut_by_frame, render
 from vision.scenes import random_render
 from vision.textures import DieLook
 
@@ -73,6 +73,20 @@ def test_boxes_enclose_dice_and_match_their_size() -> None:
         assert 10 < box[2] - box[0] < 30
     # The table behind a die is not the die: its box's corner pixels stay near the mat grey.
     assert np.abs(out.image[2, 2].astype(int) - out.image[2, 3].astype(int)).max() < 10
+
+
+def test_a_die_whose_centre_is_off_the_frame_is_drawn_unlabelled_and_cut_by_frame() -> None:
+    dice = (DieSpec(x_mm=0, y_mm=0, value=2, look=WHITE),
+            DieSpec(x_mm=90, y_mm=0, value=5, look=WHITE))  # centre at u 336 of 320
+    scene = Scene(dice=dice, camera=TOP, lighting=SOFT, mat=np.full((50, 50, 3), 150, np.uint8))
+    out = render(scene)
+    assert out.die_index.tolist() == [0]
+    cut = cut_by_frame(scene)
+    assert cut.shape == (1, 4)
+    x0, y0, x1, y1 = cut[0]
+    assert x1 == TOP.width and 300 < x0 < TOP.width and y0 < TOP.height / 2 < y1
+    edge = out.image[int(y0) + 2:int(y1) - 2, int(x0) + 2:]
+    assert (np.abs(edge.astype(int) - 150) > 15).any(axis=-1).mean() > 0.5, "the die shows"
 
 
 def test_symbol_and_cocked_dice_get_their_classes() -> None:
