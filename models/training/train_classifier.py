@@ -67,11 +67,6 @@ def highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
     return out
 
 
-#: Highlight styles: ``blob``, soft elliptic glows (``highlights``); ``line``, the real set's
-#: lamp reflections (``line_highlights``).
-GLOSS_STYLES = ("blob", "line")
-
-
 def line_highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
                     spread: float = GLOSS_SPREAD) -> torch.Tensor:
     """A long lamp's reflection on a glossy face, as the real photos show it: a thin, hard-
@@ -107,6 +102,11 @@ def line_highlights(x: torch.Tensor, gen: torch.Generator, rate: float,
     out = x.clone()
     out[pick] = lit * (1 - rim * glare * grad)
     return out
+
+
+#: Highlight styles: ``blob``, soft elliptic glows; ``line``, the real set's lamp reflections.
+_GLOSS_DRAW = {"blob": highlights, "line": line_highlights}
+GLOSS_STYLES = tuple(_GLOSS_DRAW)
 
 
 @dataclass(frozen=True)
@@ -192,11 +192,9 @@ def augment(x: torch.Tensor, gen: torch.Generator, strong: bool = False,
             gloss_style: str = "blob") -> torch.Tensor:
     """x: (B, 3, H, W) float in [0, 1] -> augmented copy (``strong``: + colour cast, gamma;
     ``gloss``: share of crops given a specular highlight of ``gloss_style`` (GLOSS_STYLES),
-    centred within ``gloss_spread``;
-    ``camera``: ``camera_shift`` of that kind, "" for none)."""
+    centred within ``gloss_spread``; ``camera``: ``camera_shift`` of that kind, "" for none)."""
     if gloss > 0:
-        draw = line_highlights if gloss_style == "line" else highlights
-        x = draw(x, gen, gloss, gloss_spread)
+        x = _GLOSS_DRAW[gloss_style](x, gen, gloss, gloss_spread)
     b = x.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=gen))
     x = torch.rot90(x, k, dims=(2, 3))
