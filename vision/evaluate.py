@@ -34,7 +34,7 @@ class Labelled:
 
     image: Path
     boxes: np.ndarray
-    """(M, 4) x0, y0, x1, y1 in pixels."""
+    """(M, 4) YOLO boxes: centre x, centre y, width, height, normalised to the image."""
     values: np.ndarray
     """(M,) pip values 1..6."""
 
