@@ -93,6 +93,74 @@ def list_dataset(root: str | Path, split: str | None = None) -> list[Labelled]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class LabelFix:
+    """A die the source labels with one value while its photo shows another."""
+
+    image: str
+    die_index: int
+    in_source: int
+    seen: int
+    what: str
+
+
+FIX_COLUMNS = ("image", "die_index", "pip_value_in_source", "pip_value_seen", "what")
+
+
+def read_label_fixes(path: str | Path) -> list[LabelFix]:
+    """The rows of a label-fix CSV (columns ``FIX_COLUMNS``); DatasetError if malformed."""
+    path = Path(path)
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise DatasetError(f"cannot read the label fixes {path}: {exc}") from None
+    if rows and not set(FIX_COLUMNS) <= set(rows[0]):
+        raise DatasetError(f"{path} needs the columns {', '.join(FIX_COLUMNS)}")
+    fixes = []
+    for line, r in enumerate(rows, start=2):
+        try:
+            fix = LabelFix(r["image"], int(r["die_index"]), int(r["pip_value_in_source"]),
+                           int(r["pip_value_seen"]), r["what"] or "")
+        except (TypeError, ValueError):
+            raise DatasetError(f"{path} line {line}: die_index and the pip values must be "
+                               "whole numbers") from None
+        if fix.die_index < 0 or not {fix.in_source, fix.seen} <= set(range(1, 7)):
+            raise DatasetError(f"{path} line {line}: pip values are 1..6, the index >= 0")
+        fixes.append(fix)
+    return fixes
+
+
+def fix_labels(items: Iterable[Labelled], fixes: Iterable[LabelFix]
+               ) -> tuple[list[Labelled], int]:
+    """``items`` with the fixed dice relabelled, and how many fixes applied.
+
+    A fix for a photo not among ``items`` (another split) is skipped; one that names a die
+    the folder labels otherwise is a DatasetError, so a fix list never silently rewrites
+    another set whose photos happen to share a name.
+    """
+    by_image: dict[str, list[LabelFix]] = {}
+    for fix in fixes:
+        by_image.setdefault(fix.image, []).append(fix)
+    out, applied = [], 0
+    for item in items:
+        todo = by_image.get(item.image.name)
+        if not todo:
+            out.append(item)
+            continue
+        values = item.values.copy()
+        for fix in todo:
+            if fix.die_index >= len(values) or values[fix.die_index] != fix.in_source:
+                have = (f"labels {int(values[fix.die_index])}" if fix.die_index < len(values)
+                        else f"has {len(values)} dice")
+                raise DatasetError(f"label fix for {fix.image} die {fix.die_index} expects "
+                                   f"{fix.in_source} in the source, but the folder {have}")
+            values[fix.die_index] = fix.seen
+            applied += 1
+        out.append(Labelled(item.image, item.boxes, values))
+    return out, applied
+
+
 def _calibration_error(conf: np.ndarray, right: np.ndarray, bins: int = 15) -> float:
     edges = np.linspace(0, 1, bins + 1)
     err = 0.0

@@ -5,7 +5,8 @@ Usage::
     python -m models.training.card [--models models] [--skip-bench]
         [--bench-json models/results/bench_20261126.json]
 
-Runs the reader on the real-dice test split and on all 250 photos, and the benchmark, with
+Runs the reader on the real-dice test split (as published and with ``LABEL_FIXES``) and on all
+250 photos, and the benchmark, with
 the models in ``--models``, then fills ``card_template.md``. Needs ``../shared`` (or
 ``DICETABLE_SHARED``).
 """
@@ -18,10 +19,10 @@ import os
 import sys
 from pathlib import Path
 
-from models.training.dataset import shared_dir
+from models.training.dataset import LABEL_FIXES, shared_dir
 from models.training.validate import val_items
 from vision.bench import bench_frames, run_bench
-from vision.evaluate import evaluate, list_dataset
+from vision.evaluate import evaluate, fix_labels, list_dataset, read_label_fixes
 from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
 
 HERE = Path(__file__).resolve().parent
@@ -58,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     n_val = held or VAL_PHOTOS
     val = evaluate(val_items(n_val, int(record.get("seed", 0))), reader.read)
     test = evaluate(list_dataset(real, "test"), reader.read)
+    fixed_items, n_fixed = fix_labels(list_dataset(real, "test"), read_label_fixes(LABEL_FIXES))
+    test_fixed = dict(evaluate(fixed_items, reader.read), labels_fixed=n_fixed)
     every = evaluate(list_dataset(real), reader.read)
     if args.bench_json:
         bench = json.loads(args.bench_json.read_text())
@@ -89,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         "SYMBOLBOOST": f"{float(record.get('symbol_boost', 1.0)):g}",
         "EVALVAL": json.dumps(val, indent=2),
         "EVALTEST": json.dumps(test, indent=2),
+        "EVALFIXED": json.dumps(test_fixed, indent=2),
         "EVALALL": json.dumps(every, indent=2),
         "BENCH": json.dumps(bench, indent=2) if bench else "(skipped)",
         "SUMS": "\n".join(f"- `{name}`: `{digest}`" for name, digest in
@@ -103,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     for key, value in fills.items():
         text = text.replace(key, value)
     (args.models / "dice_reader.md").write_text(text)
-    print(json.dumps({"val": val, "test": test, "all": every, "bench": bench}, indent=2))
+    print(json.dumps({"val": val, "test": test, "test_fixed": test_fixed, "all": every,
+                      "bench": bench}, indent=2))
     return 0
 
 

@@ -22,7 +22,7 @@ from tqdm import tqdm
 from vision.classifier import CROP_PX, NOT_A_DIE, crop_dice
 from vision.detections import FACE_SYMBOL, FACE_UNREADABLE
 from vision.detector import preprocess_image
-from vision.evaluate import match
+from vision.evaluate import match, read_label_fixes
 from vision.renderer import Rendered, Scene
 from vision.scenes import random_render
 
@@ -208,20 +208,21 @@ def shared_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[3] / "shared"
 
 
-#: Train-split dice whose label in the source disagrees with the photo (each seen by eye at
-#: full size); training and the k-fold validation use the value seen. The test split is
-#: never corrected: it is reported exactly as published.
-LABEL_FIXES = Path(__file__).resolve().with_name("real_dice_fixes.csv")
+#: Dice whose label in the source disagrees with the photo (each seen by eye at full size).
+#: Training and the k-fold validation use the value seen for the train split's; the test
+#: split's rows are for ``dicetable eval --label-fixes`` only (every test die was looked
+#: at, ``models.training.label_audit``), training never reads test photos.
+LABEL_FIXES = Path(__file__).resolve().parents[1] / "real_dice_fixes.csv"
 
 
 def label_fixes(split: str) -> dict[tuple[str, int], tuple[int, int]]:
     """(image name, die index) -> (class in the source, class seen) for ``train``, else {}."""
     if split != "train":
         return {}
-    with open(LABEL_FIXES, newline="") as f:
-        return {(r["image"], int(r["die_index"])): (int(r["pip_value_in_source"]) - 1,
-                                                     int(r["pip_value_seen"]) - 1)
-                for r in csv.DictReader(f)}
+    with open(shared_dir() / "data" / "real-dice" / "manifest.csv", newline="") as f:
+        train = {r["image"] for r in csv.DictReader(f) if r["split_in_source"] == "train"}
+    return {(x.image, x.die_index): (x.in_source - 1, x.seen - 1)
+            for x in read_label_fixes(LABEL_FIXES) if x.image in train}
 
 
 def real_images(split: str, root: Path | None = None

@@ -128,6 +128,27 @@ def test_eval_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (status, metrics["images"], metrics["dice"]) == (0, 1, 3)
 
 
+def test_eval_label_fixes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_dataset(tmp_path / "set")
+    fixes = tmp_path / "fixes.csv"
+    header = "image,die_index,pip_value_in_source,pip_value_seen,what\n"
+    # Die 0 of t1 shows 2; a fix saying the photo shows 3 makes the (right) reading wrong.
+    fixes.write_text(header + "t1.png,0,2,3,as if the source were right\n")
+    status, metrics, _ = run_json(capsys, "eval", str(tmp_path / "set"), "--label-fixes",
+                                  str(fixes), "--json")
+    assert (status, metrics["labels_fixed"]) == (0, 1)
+    assert metrics["read_accuracy"] == pytest.approx(5 / 6) and metrics["image_exact"] == 0.5
+    status, metrics, _ = run_json(capsys, "eval", str(tmp_path / "set"), "--json")
+    assert (status, metrics["labels_fixed"], metrics["read_accuracy"]) == (0, 0, 1.0)
+    fixes.write_text(header + "t1.png,0,4,3,names a die the folder labels 2\n")
+    assert main(["eval", str(tmp_path / "set"), "--label-fixes", str(fixes)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "expects 4 in the source" in err
+    assert main(["eval", str(tmp_path / "set"), "--label-fixes", str(tmp_path / "no.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot read the label fixes" in err
+
+
 def test_eval_missing_folder_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "/nonexistent/dir"]) == 2
     err = capsys.readouterr().err

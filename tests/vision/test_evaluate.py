@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from vision.detections import NUM_FACE_CLASSES, Detections
-from vision.evaluate import DatasetError, evaluate, list_dataset, match
+from vision.evaluate import (
+    DatasetError,
+    evaluate,
+    fix_labels,
+    list_dataset,
+    match,
+    read_label_fixes,
+)
 
 
 def test_match_is_one_to_one_and_needs_the_centre_inside() -> None:
@@ -70,3 +77,52 @@ def test_split_without_manifest_or_folders_is_a_clear_error(tmp_path: Path) -> N
     make_dataset(tmp_path, manifest=False)
     with pytest.raises(DatasetError, match="manifest"):
         list_dataset(tmp_path, "test")
+
+
+FIX_HEADER = "image,die_index,pip_value_in_source,pip_value_seen,what\n"
+
+
+def test_label_fixes_relabel_only_the_named_dice(tmp_path: Path) -> None:
+    make_dataset(tmp_path / "set")
+    csv_path = tmp_path / "fixes.csv"
+    csv_path.write_text(FIX_HEADER + "b.png,1,5,4,four pips\nother.png,0,1,2,not in this set\n")
+    fixes = read_label_fixes(csv_path)
+    assert [(f.image, f.die_index, f.in_source, f.seen) for f in fixes] == [
+        ("b.png", 1, 5, 4), ("other.png", 0, 1, 2)]
+    items = list_dataset(tmp_path / "set")
+    fixed, applied = fix_labels(items, fixes)
+    assert applied == 1
+    assert [i.values.tolist() for i in fixed] == [[3, 5], [3, 4]]
+    assert [i.values.tolist() for i in items] == [[3, 5], [3, 5]]  # the originals untouched
+    # A reader that reads 3, 4 in both photos: b's second die is right only against the fix.
+    assert evaluate(fixed, fake_reader([3, 4]))["read_accuracy"] == 0.75
+    assert evaluate(items, fake_reader([3, 4]))["read_accuracy"] == 0.5
+    test_only, applied = fix_labels(list_dataset(tmp_path / "set", "train"), fixes)
+    assert applied == 0 and test_only[0].values.tolist() == [3, 5]
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ("b.png,1,6,4,x\n", "expects 6 in the source, but the folder labels 5"),
+    ("b.png,7,5,4,x\n", "die 7 expects 5 in the source, but the folder has 2 dice"),
+])
+def test_a_fix_that_does_not_fit_the_folder_is_refused(tmp_path: Path, row: str,
+                                                       message: str) -> None:
+    make_dataset(tmp_path / "set")
+    (tmp_path / "fixes.csv").write_text(FIX_HEADER + row)
+    with pytest.raises(DatasetError, match=message):
+        fix_labels(list_dataset(tmp_path / "set"), read_label_fixes(tmp_path / "fixes.csv"))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("image,value\nb.png,4\n", "needs the columns"),
+    (FIX_HEADER + "b.png,one,5,4,x\n", "line 2: die_index and the pip values"),
+    (FIX_HEADER + "b.png,1,5,9,x\n", "line 2: pip values are 1..6"),
+    (None, "cannot read the label fixes"),
+])
+def test_malformed_label_fixes_are_a_clear_error(tmp_path: Path, text: str | None,
+                                                  message: str) -> None:
+    path = tmp_path / "fixes.csv"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(DatasetError, match=message):
+        read_label_fixes(path)

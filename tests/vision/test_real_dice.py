@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vision.evaluate import evaluate, list_dataset
+from vision.evaluate import evaluate, fix_labels, list_dataset, read_label_fixes
+
+FIXES = Path(__file__).resolve().parents[2] / "models" / "real_dice_fixes.csv"
 
 # Measured with the shipped models (models/dice_reader.md); floors leave a small margin.
 # Test split: recall 1.0, precision 0.9968, value and read accuracy 0.9870, image_exact 0.90.
@@ -32,3 +34,21 @@ def test_all_250_photos_meet_their_floor(real_dice: Path, reader) -> None:  # no
     assert metrics["read_accuracy"] >= 0.99
     assert metrics["precision"] >= 0.99
     assert metrics["image_exact"] >= 0.91
+
+
+def test_test_split_with_its_label_errors_fixed(real_dice: Path, reader) -> None:  # noqa: ANN001
+    # Every test die was looked at (models.training.label_audit); two labels are wrong
+    # (models/real_dice_fixes.csv). Measured against the dice as seen: read accuracy 0.9935
+    # (306 of 308), image_exact 0.94.
+    items, fixed = fix_labels(list_dataset(real_dice, "test"), read_label_fixes(FIXES))
+    assert fixed == 2
+    metrics = evaluate(items, reader.read)
+    assert metrics["read_accuracy"] >= 0.99 and metrics["image_exact"] >= 0.90
+
+
+def test_every_label_fix_names_a_die_as_the_source_labels_it(real_dice: Path) -> None:
+    # fix_labels refuses a fix whose source value differs from the folder's label.
+    fixes = read_label_fixes(FIXES)
+    items, fixed = fix_labels(list_dataset(real_dice), fixes)
+    assert fixed == len(fixes) == 6
+    assert all(f.in_source != f.seen for f in fixes)
