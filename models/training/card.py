@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -31,6 +32,16 @@ VAL_PHOTOS = 40
 #: The card's free text that no measurement writes (the test misses read by eye, the
 #: simulate figures, how the quiet bench was measured).
 NOTES = HERE.parent / "results" / "card_notes.json"
+
+
+def fill_template(text: str, fills: dict[str, str]) -> str:
+    """``text`` with each placeholder (a whole word, e.g. ``SCENES`` but not the one inside
+    ``TYPED_SCENES``) replaced by its fill, in one pass, so no fill is filled again."""
+    if not fills:
+        return text
+    keys = sorted(fills, key=len, reverse=True)
+    return re.sub(r"\b(" + "|".join(map(re.escape, keys)) + r")\b",
+                  lambda m: fills[m.group(1)], text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,9 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     fills["LOADNOTE"] = args.bench_note or (
         notes.get("LOADNOTE") if args.bench_json else None) or "measured as this card was written"
     fills.update({key: notes.get(key, "") for key in ("TESTERRORS", "SIMCOST")})
-    text = (HERE / "card_template.md").read_text()
-    for key, value in fills.items():
-        text = text.replace(key, value)
+    text = fill_template((HERE / "card_template.md").read_text(), fills)
     (args.models / "dice_reader.md").write_text(text)
     print(json.dumps({"val": val, "test": test, "test_fixed": test_fixed, "all": every,
                       "bench": bench}, indent=2))
