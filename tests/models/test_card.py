@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from models.training.card import fill_template
+import pytest
+
+pytest.importorskip("tqdm", reason="models.training needs tqdm (extra 'train')")
+
+from models.training.card import fill_template  # noqa: E402
 
 
 def test_placeholders_are_whole_words_and_fills_are_not_filled_again() -> None:
