@@ -210,8 +210,8 @@ def shared_dir() -> Path:
 
 #: Dice whose label in the source disagrees with the photo (each seen by eye at full size).
 #: Training and the k-fold validation use the value seen for the train split's; the test
-#: split's rows are for ``dicetable eval --label-fixes`` only (every test die was looked
-#: at, ``models.training.label_audit``), training never reads test photos.
+#: split's rows are for ``dicetable eval --label-fixes`` only; training never reads test
+#: photos. Every die of both splits was looked at (``models.training.label_audit``).
 LABEL_FIXES = Path(__file__).resolve().parents[1] / "real_dice_fixes.csv"
 
 

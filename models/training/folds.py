@@ -30,6 +30,7 @@ from models.training.dataset import (
     Samples,
     detector_box_crops,
     jitter_boxes,
+    label_fixes,
     real_images,
     samples_from_image,
     val_photo_names,
@@ -129,7 +130,9 @@ def load_photos(detector_path: Path, size: int = 48, seed: int = 0) -> list[Phot
     """Every train photo's samples and reader crops (cached per detector file and size)."""
     from vision.detector import DiceDetector
 
-    tag = hashlib.sha256(Path(detector_path).read_bytes()).hexdigest()[:10]
+    # The photos' labels are cached too: a new label fix must not be read from an old cache.
+    fixes = repr(sorted(label_fixes("train").items())).encode()
+    tag = hashlib.sha256(Path(detector_path).read_bytes() + fixes).hexdigest()[:10]
     cache = REPO / "runs" / "cache" / f"folds_v{CACHE_VERSION}_seed{seed}_px{size}_{tag}.pkl"
     if cache.exists():
         with open(cache, "rb") as f:
