@@ -49,6 +49,6 @@ def test_test_split_with_its_label_errors_fixed(real_dice: Path, reader) -> None
 def test_every_label_fix_names_a_die_as_the_source_labels_it(real_dice: Path) -> None:
     # fix_labels refuses a fix whose source value differs from the folder's label.
     fixes = read_label_fixes(FIXES)
-    items, fixed = fix_labels(list_dataset(real_dice), fixes)
+    _, fixed = fix_labels(list_dataset(real_dice), fixes)
     assert fixed == len(fixes) == 7
     assert all(f.in_source != f.seen for f in fixes)
