@@ -239,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     for p in (p_base, p_joint):
         p.add_argument("--epochs", type=int, default=12)
         p.add_argument("--width", type=int, default=24)
-        p.add_argument("--arch", default="pool", choices=("pool", "stem", "contrast", "plain"))
+        p.add_argument("--arch", default="pool",
+                       choices=("pool", "stem", "contrast", "grid", "plain"))
     for p in (p_base, p_tune, p_joint):
         p.add_argument("--gloss", type=float, default=0.25)
     for p in (p_tune, p_joint):

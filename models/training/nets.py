@@ -130,7 +130,7 @@ class PoolFaceClassifier(nn.Module):
     """
 
     def __init__(self, n_classes: int = 9, width: int = 24, crop_px: int = 48,
-                 stem: int = 0, contrast: bool = False) -> None:
+                 stem: int = 0, contrast: bool = False, grid: int = 0) -> None:
         super().__init__()
         w = width
         cin = 6 if contrast else 3
@@ -142,7 +142,14 @@ class PoolFaceClassifier(nn.Module):
             _cbr(2 * w, 4 * w, 2), _Residual(4 * w),            # 1/8
         )
         self.crop_px = crop_px
-        self.fc = nn.Linear(4 * w, n_classes)
+        # grid > 0 adds the map pooled over a grid x grid layout to the global mean: where a
+        # blob lies (a 5's centre pip among four corners), not only how many there are.
+        self.grid = nn.AdaptiveAvgPool2d(grid) if grid else None
+        self.fc = nn.Linear(4 * w * (1 + grid * grid), n_classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fc(self.features(x).mean(dim=(2, 3)))
+        f = self.features(x)
+        pooled = f.mean(dim=(2, 3))
+        if self.grid is not None:
+            pooled = torch.cat([pooled, self.grid(f).flatten(1)], dim=1)
+        return self.fc(pooled)

@@ -130,6 +130,26 @@ def test_pooling_classifier_exports_at_48_px(tmp_path: Path) -> None:
     assert OnnxClassifier(tmp_path / "p48.onnx").crop_px == 48
 
 
+def test_grid_head_sees_where_a_blob_lies_and_exports(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    net = PoolFaceClassifier(n_classes=9, width=8, crop_px=48, grid=3).eval()
+    # One bright blob at the centre, or the same blob in a corner: global pooling alone gives
+    # both (nearly) the same features; the grid cells tell them apart.
+    centre, corner = torch.zeros(2, 3, 48, 48), torch.zeros(2, 3, 48, 48)
+    centre[:, :, 20:28, 20:28] = 1.0
+    corner[:, :, 4:12, 4:12] = 1.0
+    with torch.no_grad():
+        f_centre, f_corner = net.features(centre), net.features(corner)
+        cells = (net.grid(f_centre) - net.grid(f_corner)).abs().amax()
+        means = (f_centre.mean(dim=(2, 3)) - f_corner.mean(dim=(2, 3))).abs().amax()
+    assert float(cells) > 3 * float(means)
+    export_classifier(net, 1.0, tmp_path / "g.onnx")
+    crops = np.random.default_rng(0).integers(0, 255, (4, 48, 48, 3)).astype(np.uint8)
+    want = net(torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255).detach().numpy()
+    np.testing.assert_allclose(OnnxClassifier(tmp_path / "g.onnx").infer_once(crops), want,
+                               atol=1e-4)
+
+
 def test_highlights_only_brighten_the_chosen_crops() -> None:
     x = torch.full((64, 3, 24, 24), 0.3)
     y = highlights(x, torch.Generator().manual_seed(1), 0.5)
