@@ -38,6 +38,11 @@ class Labelled:
     values: np.ndarray
     """(M,) pip values 1..6."""
 
+    def xyxy(self, width: int, height: int) -> np.ndarray:
+        """The boxes as (M, 4) x0, y0, x1, y1 pixels of a ``width`` x ``height`` photo."""
+        b = self.boxes * np.array([width, height, width, height])
+        return np.column_stack([b[:, :2] - b[:, 2:] / 2, b[:, :2] + b[:, 2:] / 2])
+
 
 def match(pred_xyxy: np.ndarray, label_xyxy: np.ndarray) -> list[tuple[int, int]]:
     """One-to-one (pred, label) pairs whose prediction centre lies inside the label box."""
@@ -181,9 +186,7 @@ def evaluate(items: Iterable[Labelled], read: Callable[[np.ndarray], Detections]
     for item in progress(list(items)):
         img = load_image(item.image)
         h, w = img.shape[:2]
-        labels = item.boxes * np.array([w, h, w, h])
-        labels = np.column_stack([labels[:, :2] - labels[:, 2:] / 2,
-                                  labels[:, :2] + labels[:, 2:] / 2])
+        labels = item.xyxy(w, h)
         t = time.perf_counter()
         det = read(img)
         times.append((time.perf_counter() - t) * 1000)

@@ -36,12 +36,6 @@ TILE = 120
 COLUMNS = 8
 
 
-def label_boxes(item: Labelled, w: int, h: int) -> np.ndarray:
-    """The item's YOLO boxes as (M, 4) x0, y0, x1, y1 pixels."""
-    b = item.boxes * np.array([w, h, w, h])
-    return np.column_stack([b[:, :2] - b[:, 2:] / 2, b[:, :2] + b[:, 2:] / 2])
-
-
 def tile(img: np.ndarray, box: np.ndarray, caption: str, differs: bool) -> np.ndarray:
     h, w = img.shape[:2]
     c = (box[:2] + box[2:]) / 2
@@ -60,7 +54,7 @@ def audit(items: list[Labelled], read) -> tuple[list[np.ndarray], list[dict]]:  
     tiles, differ = [], []
     for item in items:
         img = load_image(item.image)
-        boxes = label_boxes(item, img.shape[1], img.shape[0])
+        boxes = item.xyxy(img.shape[1], img.shape[0])
         det = read(img)
         pred = {lab: p for p, lab in match(det.xyxy, boxes)}
         for k, (box, value) in enumerate(zip(boxes, item.values, strict=True)):

@@ -63,9 +63,7 @@ neither scored nor counted as extra when found)."""
 def labelled(item: Labelled) -> Photo:
     img = cv2.imread(str(item.image), cv2.IMREAD_COLOR)
     h, w = img.shape[:2]
-    b = item.boxes * np.array([w, h, w, h])
-    return (img, np.column_stack([b[:, :2] - b[:, 2:] / 2, b[:, :2] + b[:, 2:] / 2]),
-            item.values, np.zeros((0, 4)))
+    return img, item.xyxy(w, h), item.values, np.zeros((0, 4))
 
 
 def zoomed(items: list[Labelled], share: float, every: int = 3) -> Iterator[Photo]:

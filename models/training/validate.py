@@ -50,8 +50,7 @@ def error_breakdown(items: list, reader: DiceReader, out: Path | None) -> dict:
     for item in items:
         img = load_image(item.image)
         h, w = img.shape[:2]
-        lab = item.boxes * np.array([w, h, w, h])
-        lab = np.column_stack([lab[:, :2] - lab[:, 2:] / 2, lab[:, :2] + lab[:, 2:] / 2])
+        lab = item.xyxy(w, h)
         det = reader.read(img)
         pairs = match(det.xyxy, lab)
         missed += len(lab) - len(pairs)
