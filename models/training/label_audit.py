@@ -16,11 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from vision.detections import Detections
 from vision.evaluate import (
     DatasetError,
     Labelled,
@@ -49,7 +51,8 @@ def tile(img: np.ndarray, box: np.ndarray, caption: str, differs: bool) -> np.nd
     return cv2.copyMakeBorder(t, 2, 2, 2, 2, cv2.BORDER_CONSTANT, value=(128, 128, 128))
 
 
-def audit(items: list[Labelled], read) -> tuple[list[np.ndarray], list[dict]]:  # noqa: ANN001
+def audit(items: list[Labelled], read: Callable[[np.ndarray], Detections]
+          ) -> tuple[list[np.ndarray], list[dict[str, object]]]:
     """Tiles of every labelled die, and the dice whose reading differs from the label."""
     tiles, differ = [], []
     for item in items:
