@@ -69,8 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     held = int(record.get("val_photos", 0))
     n_val = held or VAL_PHOTOS
     val = evaluate(val_items(n_val, int(record.get("seed", 0))), reader.read)
-    test = evaluate(list_dataset(real, "test"), reader.read)
-    fixed_items, n_fixed = fix_labels(list_dataset(real, "test"), read_label_fixes(LABEL_FIXES))
+    test_items = list_dataset(real, "test")
+    test = evaluate(test_items, reader.read)
+    fixed_items, n_fixed = fix_labels(test_items, read_label_fixes(LABEL_FIXES))
     test_fixed = dict(evaluate(fixed_items, reader.read), labels_fixed=n_fixed)
     every = evaluate(list_dataset(real), reader.read)
     if args.bench_json:

@@ -45,6 +45,7 @@ from models.training.folds import (
 )
 from models.training.syndata import base_path, synthetic_crops, synthetic_negatives
 from models.training.train_classifier import (
+    ARCHES,
     CAMERA_SHIFTS,
     GLOSS_SPREAD,
     GLOSS_STYLES,
@@ -145,11 +146,11 @@ def cmd_tune(args: argparse.Namespace) -> dict:
     info = json.loads((OUT / f"{args.base}.json").read_text())
     base = torch.load(info["base_path"])
     width, arch = int(info["args"]["width"]), info["args"]["arch"]
+    seed = args.seed if args.tune_seed is None else args.tune_seed
 
     def one(real_crops: np.ndarray, real_labels: np.ndarray, k: int) -> torch.nn.Module:
         crops, labels, w = _mix(syn, real_crops, real_labels, args.real_share,
                                 args.symbol_boost)
-        seed = args.seed if args.tune_seed is None else args.tune_seed
         return train_classifier(crops, labels, w, 0, seed + k, NOT_A_DIE + 1, width=width,
                                 arch=arch, gloss=args.gloss, init=base, lr=args.lr,
                                 steps=args.steps, desc=f"tune fold {k}",
@@ -239,8 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     for p in (p_base, p_joint):
         p.add_argument("--epochs", type=int, default=12)
         p.add_argument("--width", type=int, default=24)
-        p.add_argument("--arch", default="pool",
-                       choices=("pool", "stem", "contrast", "grid", "plain"))
+        p.add_argument("--arch", default="pool", choices=ARCHES)
     for p in (p_base, p_tune, p_joint):
         p.add_argument("--gloss", type=float, default=0.25)
     for p in (p_tune, p_joint):

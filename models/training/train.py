@@ -46,6 +46,7 @@ from models.training.syndata import (
     synthetic_negatives,
 )
 from models.training.train_classifier import (
+    ARCHES,
     CAMERA_SHIFTS,
     GLOSS_SPREAD,
     GLOSS_STYLES,
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                          "on: models.training.validate scores them. 0 trains on all 200 (the "
                          "shipped models; the recipe was chosen by models.training.kfold)")
     ap.add_argument("--width", type=int, default=24, help="classifier width")
-    ap.add_argument("--arch", choices=("pool", "stem", "contrast", "grid", "plain"), default="pool",
+    ap.add_argument("--arch", choices=ARCHES, default="pool",
                     help="classifier design (train_classifier.make_classifier)")
     ap.add_argument("--crop-px", type=int, default=48,
                     help="classifier input size (multiple of 8)")

@@ -236,21 +236,25 @@ def logits_of(net: torch.nn.Module, crops: np.ndarray, batch: int = 1024) -> tor
                           for i in range(0, len(crops), batch)])
 
 
+#: Classifier designs: "pool" (residual, global pooling: ``nets.PoolFaceClassifier``), "stem"
+#: (the same with a 16-channel 3x3 layer at the crop's full resolution first, where pips are
+#: 4-6 px across), "contrast" (with the centre-standardised channels, ``nets.CentreContrast``),
+#: "grid" (the global mean plus the map pooled over 3 x 3 cells) and "plain" (the first
+#: shipped design, ``nets.FaceClassifier``): the class and its extra arguments.
+_ARCHES: dict[str, tuple[type[torch.nn.Module], dict]] = {
+    "pool": (PoolFaceClassifier, {}),
+    "stem": (PoolFaceClassifier, {"stem": 16}),
+    "contrast": (PoolFaceClassifier, {"contrast": True}),
+    "grid": (PoolFaceClassifier, {"grid": 3}),
+    "plain": (FaceClassifier, {}),
+}
+ARCHES = tuple(_ARCHES)
+
+
 def make_classifier(arch: str, n_classes: int, width: int, crop_px: int) -> torch.nn.Module:
-    """``arch``: "pool" (residual, global pooling: ``nets.PoolFaceClassifier``), "stem" (the
-    same with a 16-channel 3x3 layer at the crop's full resolution first, where pips are 4-6
-    px across), "contrast" (with the centre-standardised channels, ``nets.CentreContrast``),
-    "grid" (the global mean plus the map pooled over 3 x 3 cells) or "plain" (the first
-    shipped design, ``nets.FaceClassifier``)."""
-    if arch == "contrast":
-        return PoolFaceClassifier(n_classes=n_classes, width=width, crop_px=crop_px,
-                                  contrast=True)
-    if arch == "stem":
-        return PoolFaceClassifier(n_classes=n_classes, width=width, crop_px=crop_px, stem=16)
-    if arch == "grid":
-        return PoolFaceClassifier(n_classes=n_classes, width=width, crop_px=crop_px, grid=3)
-    make = {"pool": PoolFaceClassifier, "plain": FaceClassifier}[arch]
-    return make(n_classes=n_classes, width=width, crop_px=crop_px)
+    """A fresh classifier of design ``arch`` (one of ``ARCHES``)."""
+    make, extra = _ARCHES[arch]
+    return make(n_classes=n_classes, width=width, crop_px=crop_px, **extra)
 
 
 def draw_weights(is_real: np.ndarray, labels: np.ndarray, real_share: float,
