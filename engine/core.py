@@ -154,6 +154,13 @@ class Decision:
     throws_dice: ClassVar[bool] = False
     """True for a decision that throws dice and carries what they showed (see ThrowDecision)"""
 
+    @property
+    def unseen_claim(self) -> str | None:
+        """What this action states that no camera can see, as a yes/no question for the
+        players (Pyramid Dice: that the players before a snatcher said nothing), or None.
+        reconcile asks it rather than accept the action on the camera's word alone."""
+        return None
+
 
 class ThrowDecision(Decision):
     """A decision that throws dice, carrying the outcome, such as a re-roll with a card: the

@@ -10,7 +10,9 @@ decides:
   rules exclude is thereby corrected by the state;
 * ``Violation`` when an illegal explanation clearly wins, or when nothing explains what is
   seen (the rule ``core.unexplained``);
-* ``Ambiguous`` when several explanations are close: the players are asked.
+* ``Ambiguous`` when several explanations are close: the players are asked; also when one
+  wins but states something no camera can see (an action's ``unseen_claim``: Pyramid Dice's
+  snatch by a later player says the players between passed): then the players confirm it.
 """
 
 from __future__ import annotations
@@ -307,6 +309,12 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
     return out
 
 
+def unseen_claim(action: Any) -> str | None:
+    """The question an action raises that the camera cannot answer (core.Decision)."""
+    claim = getattr(action, "unseen_claim", None)
+    return claim if isinstance(claim, str) and claim else None
+
+
 def _decision_key(action: Any) -> Any:
     return action.decision if getattr(action, "throws_dice", False) else action
 
@@ -432,6 +440,11 @@ def decide(explanations: Sequence[Explanation], params: Params,
             return Violation(best.error.rule, best.error.detail, best.actions, best.posterior)
         if not best.actions:
             return NoChange(best.posterior)
+        claims = [c for c in (unseen_claim(a) for a in best.actions) if c]
+        if claims:
+            # the table shows the move, not what it states beyond it (Pyramid Dice: a later
+            # player's snatch says the players between passed): the players are asked
+            return Ambiguous((best,), " ".join(claims))
         return Accepted(best.actions, best.posterior)
     legal = max((e.posterior for e in explanations if e.legal), default=0.0)
     if not best.legal and best.posterior > legal:

@@ -61,9 +61,17 @@ class Accepted:
 @dataclass(frozen=True, slots=True)
 class Ambiguous:
     candidates: tuple[Explanation, ...]
+    confirm: str = ""
+    """a yes/no question about what the camera cannot see of the one candidate (its actions'
+    ``unseen_claim``): yes records the candidate, no records nothing; empty for the usual
+    "which was it?" between candidates"""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "ambiguous", "candidates": [c.to_dict() for c in self.candidates]}
+        out: dict[str, Any] = {"type": "ambiguous",
+                               "candidates": [c.to_dict() for c in self.candidates]}
+        if self.confirm:
+            out["confirm"] = self.confirm
+        return out
 
 
 @dataclass(frozen=True, slots=True)

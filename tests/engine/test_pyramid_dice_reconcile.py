@@ -119,13 +119,28 @@ def test_a_die_read_half_5_half_6_is_ambiguous() -> None:
     assert {e.text() for e in res.candidates[:2]} == {"roll 2 3 5", "roll 2 3 6"}
 
 
-def test_a_removal_and_a_snatch_are_accepted() -> None:
+def test_a_removal_and_the_next_players_snatch_are_accepted() -> None:
     s = play(new(), "roll 1 1 1")
     res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "remove r7c3"))))
     assert isinstance(res, Accepted) and texts(res) == ["remove r7c3"]
     s = play(new(3, snatch=True), "roll 2 3 4")
-    res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "snatch P3 r7c2"))))
-    assert isinstance(res, Accepted) and texts(res) == ["snatch P3 r7c2"]
+    res = reconcile(GAME, s, observe_view(GAME.expected_view(play(s, "snatch P2 r7c2"))))
+    assert isinstance(res, Accepted) and texts(res) == ["snatch P2 r7c2"]
+
+
+def test_a_later_players_snatch_asks_whether_the_players_between_passed() -> None:
+    """pyramid_dice.snatch: '…the next player may take ONE card …; if that player says nothing
+    the right passes to the following player.' (次のプレイヤーが何も言わなければその次のプレイ
+    ヤーに権利があります) The camera sees P3's card, not P2 saying nothing: one yes/no
+    question, whose yes is the snatch as it will be recorded."""
+    s = play(new(3, snatch=True), "roll 2 3 4")
+    seen = observe_view(GAME.expected_view(play(s, "snatch P3 r7c2 after P2 passed")))
+    res = reconcile(GAME, s, seen)
+    assert isinstance(res, Ambiguous) and len(res.candidates) == 1
+    assert res.candidates[0].text() == "snatch P3 r7c2 after P2 passed"
+    assert res.confirm == "Did P2 say nothing (pass) before P3 snatched r7c2?"
+    assert res.to_dict()["confirm"] == res.confirm
+    assert "confirm" not in Ambiguous(res.candidates).to_dict()
 
 
 def test_removing_a_covered_card_is_a_violation() -> None:

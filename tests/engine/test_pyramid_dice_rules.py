@@ -9,6 +9,7 @@ t1..t5 (1..5) and t8 (8); row 5 t10, t11, g3 (16, set3), g4 (18, set4), g5 (19, 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from pyramid_dice_table import holding, new, placement, play
@@ -343,14 +344,30 @@ def test_highest_points_then_more_treasure_cards_then_shared() -> None:
     assert out is not None and out.winners == (0, 1) and "shared" in out.reason
 
 
-def test_stall_rule_ends_after_two_idle_rounds() -> None:
+JA_SHEET = Path(__file__).resolve().parents[3] / "shared/rules/pyramid-dice-rules-ja.txt"
+STALL_JA = ("※まれに最後の1枚が誰も取れない状態が長く続く場合があります。"
+            "2周くらいして誰も取れなければ終了しても良いでしょう。")
+SNATCH_JA = "次のプレイヤーが何も言わなければその次のプレイヤーに権利があります。"
+
+
+def test_the_stall_and_snatch_sentences_are_the_sheets() -> None:
+    """The Japanese sentences the stall and snatch tests below quote are the sheet's."""
+    if not JA_SHEET.is_file():
+        pytest.skip(f"{JA_SHEET} is not here (../shared is absent): cannot check the quotes")
+    sheet = "".join(JA_SHEET.read_text(encoding="utf-8").split())
+    assert STALL_JA in sheet and SNATCH_JA in sheet
+
+
+def test_stall_rule_ends_after_two_rounds_nobody_could_take_the_last_card() -> None:
     """pyramid_dice.stall: 'Rarely the last card stays untakeable for a long time; if nobody
-    takes it in about two rounds, the players may end the game.' (option stall_rounds=2)"""
+    takes it in about two rounds, the players may end the game.' (JA: 「※まれに最後の1枚が
+    誰も取れない状態が長く続く場合があります。2周くらいして誰も取れなければ終了しても良いで
+    しょう。」; options stall_rounds=2, stall_cards=1)"""
     s = _only(new(), None, side=("t21",))  # 36: only 6 6 1, 4 3 3…
     assert rule_of(s, "end") == "pyramid_dice.stall"
     for _ in range(3):
         s = play(s, "roll 1 1 1", "pass")
-    assert s.idle_turns == 3 and rule_of(s, "end") == "pyramid_dice.stall"
+    assert s.stuck_turns == 3 and rule_of(s, "end") == "pyramid_dice.stall"
     s = play(s, "roll 1 1 1", "pass")
     assert "end" in legal(s)
     assert rule_of(play(s, "roll 1 1 1"), "end") == "pyramid_dice.stall"  # at a turn's start
@@ -359,6 +376,59 @@ def test_stall_rule_ends_after_two_idle_rounds() -> None:
     off = replace(s, options=tuple((k, 0 if k == "stall_rounds" else v)
                                    for k, v in s.options))
     assert rule_of(off, "end") == "pyramid_dice.stall"
+
+
+def test_stall_rule_is_about_the_last_card_only() -> None:
+    """pyramid_dice.stall, 最後の1枚 (the LAST card): four give-ups at the start, nobody able
+    to take a card (1 1 1 makes 1, 2 and 3 only, none of them takeable here), leave 28 cards
+    in play: the stall rule does not apply, however long nobody can take a card (the
+    referee's probe: 'end' was legal with 24 cards in the pyramid and 4 in the side area)."""
+    s = new()
+    for slot in ("r7c7", "r7c6", "r7c5", "r7c4"):
+        s = play(s, "roll 1 1 1", f"remove {slot}")
+    assert s.stuck_turns == 4 and len(s.pyramid) == 24 and len(s.side) == 4
+    assert "end" not in legal(s)
+    with pytest.raises(IllegalActionError, match="28 cards are left"):
+        GAME.apply(s, GAME.parse_action("end"))
+    # the option for "the last N cards": with 28 allowed, four stuck turns suffice
+    many = replace(s, options=tuple((k, 28 if k == "stall_cards" else v)
+                                    for k, v in s.options))
+    assert "end" in legal(many)
+
+
+def test_stall_rule_counts_only_turns_nobody_could_take_a_card() -> None:
+    """pyramid_dice.stall, 誰も取れなければ (if nobody COULD take it): a give-up while the dice
+    made the last card's number is no stalled turn; it starts the count again. The last card
+    is t6 (6) in the side area; 1 1 1 makes 3 at most, 2 2 2 makes 6."""
+    s = _only(new(), None, side=("t6",))
+    s = play(s, "roll 1 1 1", "pass", "roll 1 1 1", "pass", "roll 1 1 1", "pass")
+    assert s.stuck_turns == 3
+    s = play(s, "roll 2 2 2", "pass")  # 2+2+2 = 6: it could have been taken
+    assert s.stuck_turns == 0 and "end" not in legal(s)
+    for _ in range(4):
+        assert "end" not in legal(s)
+        s = play(s, "roll 1 1 1", "pass")
+    assert "end" in legal(s)
+    # a turn is judged on the table before its removal: 1 1 1 makes 1, which the second
+    # removal uncovers (t1 in r6c1), too late for that turn
+    s = play(new(), "roll 1 1 1", "remove r7c1", "roll 1 1 1", "remove r7c2")
+    assert t.is_uncovered(s, "r6c1") and s.stuck_turns == 2
+
+
+def test_stall_rule_with_a_card_set_no_roll_can_make() -> None:
+    """pyramid_dice.stall: with cards whose numbers no roll makes, 'end' still waits for the
+    last card (the referee's probe: 'end' was legal with all 28 cards in play)."""
+    cards = [{"id": f"t{i}", "kind": "treasure", "number": 500 + i, "points": 1,
+              "back": 2 if i <= 10 else 1} for i in range(1, 22)]
+    cards += [{"id": f"g{i}", "kind": "god", "number": 600 + i, "points": 0, "back": 1,
+               "ability": "flip"} for i in range(1, 8)]
+    s = GAME.new_state(2, setup={"cards": {"provenance": "test", "cards": cards}}, seed=1)
+    slots = [slot for slot, _ in t.uncovered(s)]
+    for i in range(8):
+        s = play(s, "roll 1 2 3", f"remove {slots[i % len(slots)]}")
+        slots = [slot for slot, _ in t.uncovered(s)]
+    assert s.stuck_turns == 8 and t.cards_left(s) == 28
+    assert "end" not in legal(s) and rule_of(s, "end") == "pyramid_dice.stall"
 
 
 # --- optional rules ------------------------------------------------------------------------
@@ -377,14 +447,39 @@ def test_snatch_takes_a_card_from_the_same_dice() -> None:
     the next player may take ONE card that can be made from the same dice results without
     changing them; if that player says nothing the right passes to the following player.'"""
     s = play(new(3, snatch=True), "roll 2 3 4")
-    assert "snatch P2 r7c2" in legal(s) and "snatch P3 r7c2" in legal(s)
+    assert "snatch P2 r7c2" in legal(s) and "snatch P3 r7c2 after P2 passed" in legal(s)
     assert rule_of(s, "snatch P1 r7c2") == "pyramid_dice.snatch"  # not the active player
     assert rule_of(s, "snatch P2 r7c3") == "pyramid_dice.snatch"  # 13 not from 2 3 4
     assert rule_of(s, "snatch P2 r6c1") == "pyramid_dice.uncovered"
-    s2 = play(s, "snatch P3 r7c2")  # P2 said nothing; P3 snatches
+    s2 = play(s, "snatch P3 r7c2 after P2 passed")  # P2 said nothing; P3 snatches
     assert s2.hidden == ((), (), ("t9",)) and s2.areas == ((), (), ())
     off = play(new(3), "roll 2 3 4")
     assert rule_of(off, "snatch P2 r7c2") == "pyramid_dice.snatch"
+
+
+def test_the_next_player_has_the_right_to_snatch_first() -> None:
+    """pyramid_dice.snatch: 'the next player may take ONE card …; if that player says nothing
+    the right passes to the following player.' (JA: 「次のプレイヤーが何も言わなければその次の
+    プレイヤーに権利があります。」) A later player's snatch states that the players between
+    said nothing; without it, it is refused (the camera cannot see 'saying nothing': the
+    phone asks, engine.reconcile)."""
+    s = play(new(4, snatch=True), "roll 2 3 4")
+    assert "snatch P3 r7c2" not in legal(s)
+    with pytest.raises(IllegalActionError, match="P2 had the right first") as info:
+        GAME.apply(s, GAME.parse_action("snatch P3 r7c2"))
+    assert info.value.rule.id == "pyramid_dice.snatch"
+    assert rule_of(s, "snatch P4 r7c2 after P2 passed") == "pyramid_dice.snatch"  # and P3?
+    assert rule_of(s, "snatch P2 r7c2 after P4 passed") == "pyramid_dice.snatch"  # next
+    after = play(s, "snatch P4 r7c2 after P2 P3 passed")
+    assert after.hidden[3] == ("t9",) and after.current == 1
+    action = GAME.parse_action("snatch P4 side t9 after P2 P3 passed")
+    assert action.to_str() == "snatch P4 side t9 after P2 P3 passed"
+    assert action.unseen_claim == "Did P2 and P3 say nothing (pass) before P4 snatched side t9?"
+    assert GAME.parse_action("snatch P2 r7c2").unseen_claim is None
+    for bad in ("snatch P3 r7c2 after passed", "snatch P3 after P2 passed",
+                "snatch P3 r7c2 after P2"):
+        with pytest.raises(InvalidActionError):
+            GAME.parse_action(bad)
 
 
 def test_snatch_cannot_use_god_cards() -> None:
@@ -412,7 +507,7 @@ def test_snatch_god_cards_option() -> None:
 def test_play_resumes_after_the_previous_active_player() -> None:
     """pyramid_dice.snatch_restart: 'Play then resumes with the player after the previous
     active player.'"""
-    s = play(new(3, snatch=True), "roll 2 3 4", "snatch P3 r7c2")
+    s = play(new(3, snatch=True), "roll 2 3 4", "snatch P3 r7c2 after P2 passed")
     assert s.current == 1 and s.phase == "roll"
 
 
@@ -587,7 +682,7 @@ def test_scenario_with_exact_state_and_scores() -> None:
     s = play(new(2, snatch=True), "roll 2 3 4", "take r7c1")  # 6 = 4÷2×3
     assert s.areas == (("t6",), ()) and s.current == 1
     s = play(s, "roll 1 1 1", "remove r7c3")  # nothing to take: 13 to the side area
-    assert s.side == ("t13",) and s.idle_turns == 1
+    assert s.side == ("t13",) and s.stuck_turns == 1
     s = play(s, "roll 1 3 4", "take side t13", "roll 2 3 4", "take r7c4")  # 13, then g1 (14)
     assert s.areas == (("t6", "t13"), ("g1",)) and s.got_god == (False, True)
     assert t.is_uncovered(s, "r6c3")  # both cards in front of it are gone

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from pyramid_dice_table import new, play
+from pyramid_dice_table import holding, new, play
 
 from engine import Accepted, Ambiguous, NoChange, Observation, get_game, reconcile
 from engine.games.pyramid_dice import PyramidState
@@ -113,7 +113,9 @@ def test_a_wrong_side_does_not_turn_a_plain_roll_into_a_pass() -> None:
 def test_a_pass_after_which_the_game_may_end_is_asked_at_once() -> None:
     """After this pass the stall rule lets the players end the game (on the phone): the
     pass is asked now, else the phone's 'end' would find the turn not over."""
-    s = replace(_empty_pyramid(), idle_turns=10)
+    s = play(new(), "roll 1 1 1")  # only t21 (36) is left, in the side area: 1 1 1 stalls
+    rest = tuple(c for _, c in s.pyramid if c != "t21")
+    s = replace(holding(s, 1, *rest), pyramid=(), side=("t21",), stuck_turns=10)
     assert "end" in [a.to_str() for a in GAME.legal_actions(play(s, "pass"))]
     obs = counted(observe_view(GAME.expected_view(s)), dice_moved=False, edge="bottom")
     assert isinstance(reconcile(GAME, s, obs, seats=SEATS), Ambiguous)

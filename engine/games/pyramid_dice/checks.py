@@ -44,12 +44,17 @@ def check(state: PyramidState, action: PyramidAction) -> None:
                         "taken")
         return
     if isinstance(action, Word) and action.word == "end":
-        limit = t.idle_limit(state)
+        limit = t.stall_limit(state)
         if state.players == 1 or limit == 0:
             raise _fail("stall", "the stall rule is off (option stall_rounds=0 or solo)")
-        if state.phase != "roll" or state.idle_turns < limit:
-            raise _fail("stall", f"{state.idle_turns} turn(s) in a row without a card "
-                        f"taken; the game may end after {limit}, at the start of a turn")
+        remaining, most = t.cards_left(state), int(state.option("stall_cards"))
+        if remaining > most:
+            raise _fail("stall", f"{remaining} cards are left; the stall rule is about the last "
+                        f"{'card' if most == 1 else f'{most} cards'} (option stall_cards)")
+        if state.phase != "roll" or state.stuck_turns < limit:
+            raise _fail("stall", f"nobody could take a card in {state.stuck_turns} turn(s) "
+                        f"in a row; the game may end after {limit} ({limit // state.players} "
+                        "round(s)), at the start of a turn")
         return
     if isinstance(action, Roll):
         if any(not 1 <= v <= 6 for v in action.values):
@@ -130,6 +135,15 @@ def _check_take(state: PyramidState, action: Take | Snatch) -> None:
         if action.player == state.current or not 0 <= action.player < state.players:
             raise _fail("snatch", f"P{action.player + 1} cannot snatch in P"
                         f"{state.current + 1}'s turn")
+        before = t.snatch_order(state, action.player)
+        if action.passed != before:
+            names = " ".join(f"P{p + 1}" for p in before)
+            if not before:
+                raise _fail("snatch", f"P{action.player + 1} is the next player: nobody "
+                            "had to pass before them")
+            raise _fail("snatch", f"{names} had the right first: P{action.player + 1} may "
+                        f"snatch only after {names} said nothing ('snatch P"
+                        f"{action.player + 1} {target_text(target)} after {names} passed')")
         if card.kind == "god" and not state.option("snatch_god_cards"):
             raise _fail("snatch_god_cards", f"{cid} is a god card")
     # A snatch is judged on the dice as they lie when the active player gives up (after

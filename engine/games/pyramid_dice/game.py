@@ -146,7 +146,7 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
         out: list[PyramidAction] = []
         if state.phase == "roll":
             out += ROLL_ACTIONS
-            if state.players > 1 and 0 < t.idle_limit(state) <= state.idle_turns:
+            if t.may_end_stalled(state):
                 out.append(END)
         else:
             me = state.current
@@ -173,7 +173,8 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
                 ok = [x for x, c in targets
                       if c.kind != "god" or state.option("snatch_god_cards")]
                 for k in range(1, state.players):
-                    out += [Snatch((me + k) % state.players, x) for x in ok]
+                    who = (me + k) % state.players
+                    out += [Snatch(who, x, t.snatch_order(state, who)) for x in ok]
         out += [Strengthen(p) for p in range(state.players) if t.may_strengthen(state, p)]
         return out
 
@@ -203,11 +204,14 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
             return self._use(state, action)
         if isinstance(action, Take | Snatch):
             return self._take(state, action)
+        # a turn without a take: could a card be taken with the dice as they lie? (judged
+        # before a removal uncovers another card; RULES stall)
+        stuck = not t.can_take(state)
         if isinstance(action, Remove):
             cid = t.in_slot(state, action.slot) or ""
             after = replace(state, pyramid=tuple(x for x in state.pyramid if x[0] != action.slot),
                             side=state.side + (cid,) if cid else state.side)
-            return self._next(after, took=False, events=(Event(
+            return self._next(after, took=False, stuck=stuck, events=(Event(
                 "remove", f"P{me + 1} takes no card and moves {cid} from {action.slot} to the "
                 "side area", me),))
         if action.word == "give up":
@@ -215,7 +219,7 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
             return replace(state, phase="over", ended="solo_failed"), (Event(
                 "solo_end", f"the expedition ends with {left} card(s) left: "
                 f"{t.solo_rank(left)}", me),)
-        return self._next(state, took=False, events=(Event(
+        return self._next(state, took=False, stuck=stuck, events=(Event(
             "pass", f"P{me + 1} takes no card (the pyramid is empty)", me),))
 
     def _use(self, state: PyramidState,
@@ -275,11 +279,13 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
         return self._next(after, took=True, events=(Event(
             "take", f"P{me + 1} takes {cid} ({card.number} = {expr})", me),))
 
-    def _next(self, state: PyramidState, *, took: bool,
-              events: tuple[Event, ...]) -> tuple[PyramidState, tuple[Event, ...]]:
-        """End the turn: the game's end (RULES end), else the next player clockwise."""
-        idle = 0 if took else state.idle_turns + 1
-        state = replace(state, idle_turns=idle, ra_used=0, god_uses=0)
+    def _next(self, state: PyramidState, *, took: bool, events: tuple[Event, ...],
+              stuck: bool = False) -> tuple[PyramidState, tuple[Event, ...]]:
+        """End the turn: the game's end (RULES end), else the next player clockwise.
+        ``stuck``: the turn took no card and the dice made none that could be taken (counted
+        toward the stall rule; any other turn starts the count again)."""
+        count = state.stuck_turns + 1 if stuck and not took else 0
+        state = replace(state, stuck_turns=count, ra_used=0, god_uses=0)
         if not state.pyramid and (not state.side or state.option("end_when") == "pyramid_empty"
                                   or state.players == 1):
             reason = "all_taken" if not state.side else "pyramid_empty"

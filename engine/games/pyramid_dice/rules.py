@@ -8,8 +8,15 @@ two differ the Japanese wins; the notes marked "JA:" below say where and how.
 Readings the sheet leaves open and that are not worth an option (INFERRED; each is tested):
 
 * A snatch takes the place of the failed turn's removal: the sheet says play "restarts"
-  (リスタート) after the snatch and names no removal. Any other player may snatch (the
-  camera cannot see the earlier players "saying nothing"); the text form names who did.
+  (リスタート) after the snatch and names no removal. The next player has the right first
+  (次のプレイヤーは…獲得することができます); a later player may snatch only when every player
+  between said nothing (次のプレイヤーが何も言わなければその次のプレイヤーに権利があります), and
+  says so in the action's text (``snatch P3 r6c3 after P2 passed``). The camera cannot see
+  "saying nothing": such a snatch is asked of the players (``Snatch.unseen_claim``).
+* The stall rule counts a turn toward "about two rounds" only when the dice, as they lay when
+  the turn ended without a take (after any abilities used), made no takeable card: nobody
+  *could* take it (取れなければ). A turn whose dice made one and which took none (a give-up
+  by choice) starts the count again: that card could have been taken.
 * "All god cards in the pyramid have been taken" (ピラミッド内の神カードがすべて獲得された):
   a god card in the side area has not been taken, so it blocks the Ra strengthening; a god
   card snatched face down does not count as one "obtained" (its ability is never usable).
@@ -88,6 +95,12 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     _r("end", "The game ends when no pyramid cards remain.", "End of the game"),
     _r("winner", "Highest total of points on acquired cards wins. Tie: more treasure cards "
        "wins; still tied: shared victory.", "End of the game"),
+    # JA: 「※まれに最後の1枚が誰も取れない状態が長く続く場合があります。2周くらいして誰も
+    # 取れなければ終了しても良いでしょう。」 The permission is about the LAST card (最後の1枚;
+    # option stall_cards for "the last N"), which nobody COULD take (取れない, 取れなければ:
+    # potential form), for about two rounds (2周くらい; option stall_rounds). So 'end' is
+    # legal only while at most stall_cards cards are left and after stall_rounds × players
+    # turns in a row in which the dice made no takeable card (see the reading above).
     _r("stall", "Rarely the last card stays untakeable for a long time; if nobody takes it "
        "in about two rounds, the players may end the game.", "End of the game"),
     _r("hard_mode", "Hard mode: every god card except the Ra cards goes back to the box after "
@@ -98,6 +111,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
        "Optional rules (after a few games)"),
     # JA: 「神カードは使えません」 = god cards (their abilities) cannot be used: the snatcher
     # may not change the dice. Whether a god card may be snatched is option snatch_god_cards.
+    # JA: 「次のプレイヤーはもし…見つけていたら、そのカードを1枚獲得することができます。
+    # 次のプレイヤーが何も言わなければその次のプレイヤーに権利があります。」 The right goes
+    # round from the next player: a later player's snatch needs the players between to have
+    # said nothing, which the text form states ('after P2 passed') and the phone asks.
     _r("snatch_no_gods", "God cards cannot be used for this.",
        "Optional rules (after a few games)"),
     _r("snatch_score", "A card taken this way is turned face down and the number on its back "
@@ -123,10 +140,20 @@ OPTIONS: tuple[Option, ...] = (
            "up, another player may take one card the unchanged dice make; it scores its back "
            "number. With snatch on, giving up is always allowed (the rule presupposes it).",
            "rule text (横取り)"),
-    Option("stall_rounds", 2, "The stall rule: 'end' is allowed once this many full rounds "
-           "(this many turns per player, in a row) went by without a card being taken; 0 "
-           "turns the rule off. The sheet says 'about two rounds' (2周くらい).",
+    Option("stall_rounds", 2, "The stall rule: 'end' is allowed once nobody could take a "
+           "card for this many full rounds, i.e. this many turns per player in a row, each "
+           "ending without a take while the dice (as they lay then, after any abilities) made "
+           "no takeable card, and only while at most stall_cards cards are left. A turn whose "
+           "dice made a takeable card that was not taken (a give-up by choice) starts the "
+           "count again: that card could have been taken. The sheet: 'about two rounds' "
+           "(2周くらい); 0 turns the rule off.",
            "rule text (2周くらいして誰も取れなければ終了しても良いでしょう)", minimum=0),
+    Option("stall_cards", 1, "How many cards may be left for the stall rule to apply (the "
+           "cards still to be taken: the pyramid and, with end_when=all_taken, the side "
+           "area). The sheet speaks of the last card (最後の1枚が誰も取れない状態), so 1; a "
+           "larger number lets the players end a match whose last few cards stay out of "
+           "reach (a card set with numbers no roll makes) - a house rule, not the sheet's.",
+           "rule text (最後の1枚) for 1; more is a house rule", minimum=1),
     Option("end_when", "all_taken", "When the game ends: 'all_taken' when no pyramid card is "
            "left on the table, the side area included (the sheet's 'ピラミッドカードが全てなく"
            "なったら' names the 28 cards, and its stall remark about the last card that stays "

@@ -11,7 +11,9 @@ Action text forms (players are ``P1``.. in text, 0-based inside)::
     remove r7c1                give up: an uncovered pyramid card goes to the side area
     pass                       give up when the pyramid is empty (side-area cards remain)
     give up                    solo play: the game ends
-    snatch P2 r6c3             optional rule: P2 takes a card the unchanged dice make
+    snatch P2 r6c3             optional rule: P2 (next after P1) takes a card the unchanged
+                               dice make
+    snatch P3 r6c3 after P2 passed   P3 snatches, P2 (the next player) having said nothing
     ra strengthen P2           P2 turns their Ra card to the strengthened side
     end                        the stall rule: the players end the game
 
@@ -51,7 +53,8 @@ class PyramidState:
         dice: (value, face) of the three dice, sorted; empty before the first roll.
         ra_used: re-rolls made with the current player's Ra card this turn.
         god_uses: god abilities used this turn that count toward the per-turn limit.
-        idle_turns: turns in a row that ended without a card being taken.
+        stuck_turns: turns in a row in which nobody could take a card: each ended without a
+            take while the dice, as they lay then, made no takeable card (the stall rule).
         turn: turns started so far (1 at the first turn).
         ended: why the game ended (``all_taken``, ``pyramid_empty``, ``stall``,
             ``solo_failed``), None while it goes on.
@@ -76,7 +79,7 @@ class PyramidState:
     dice: tuple[Die, ...] = ()
     ra_used: int = 0
     god_uses: int = 0
-    idle_turns: int = 0
+    stuck_turns: int = 0
     turn: int = 1
     ended: str | None = None
     provenance: tuple[str, str] = ("", "")
@@ -99,7 +102,7 @@ class PyramidState:
             "strengthened": list(self.strengthened), "got_god": list(self.got_god),
             "current": self.current, "phase": self.phase,
             "dice": [[v, f] for v, f in self.dice], "ra_used": self.ra_used,
-            "god_uses": self.god_uses, "idle_turns": self.idle_turns, "turn": self.turn,
+            "god_uses": self.god_uses, "stuck_turns": self.stuck_turns, "turn": self.turn,
             "ended": self.ended,
             "provenance": {"cards": self.provenance[0], "layout": self.provenance[1]},
         }
@@ -203,13 +206,29 @@ class Remove(Decision):
 
 @dataclass(frozen=True, slots=True)
 class Snatch(Decision):
-    """Optional rule: ``player`` takes a card the unchanged dice make, face down."""
+    """Optional rule: ``player`` takes a card the unchanged dice make, face down.
+
+    ``passed``: the players between the active player and the snatcher, who said nothing
+    (the right passes on only then: rules ``snatch``); empty for the next player."""
 
     player: int
     target: str
+    passed: tuple[int, ...] = ()
 
     def to_str(self) -> str:
-        return f"snatch P{self.player + 1} {target_text(self.target)}"
+        text = f"snatch P{self.player + 1} {target_text(self.target)}"
+        if self.passed:
+            text += f" after {' '.join(f'P{p + 1}' for p in self.passed)} passed"
+        return text
+
+    @property
+    def unseen_claim(self) -> str | None:
+        """Saying nothing shows nothing on the table: the players are asked."""
+        if not self.passed:
+            return None
+        who = " and ".join(f"P{p + 1}" for p in self.passed)
+        return (f"Did {who} say nothing (pass) before P{self.player + 1} snatched "
+                f"{target_text(self.target)}?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +261,8 @@ def target_text(target: str) -> str:
 
 _USAGE = ("expected e.g. 'roll 2 3 4', 'reroll 1 5 6 by ra', 'flip 2 by g1', '+1 3 by g2', "
           "'set 2 to 5 by g7', 'take r6c3', 'take side t5', 'remove r7c1', 'pass', "
-          "'give up', 'snatch P2 r6c3', 'ra strengthen P2' or 'end'")
+          "'give up', 'snatch P2 r6c3', 'snatch P3 r6c3 after P2 passed', "
+          "'ra strengthen P2' or 'end'")
 
 
 def _int(word: str, text: str) -> int:
@@ -300,7 +320,19 @@ def parse(text: str) -> PyramidAction:
         if head == "remove" and len(rest) == 1:
             return Remove(rest[0])
         if head == "snatch" and len(rest) >= 2:
-            return Snatch(_player(rest[0], text), _target(rest[1:], text))
+            passed: tuple[int, ...] = ()
+            lowered = [w.lower() for w in rest]
+            if "after" in lowered:
+                at = lowered.index("after")
+                if at + 2 > len(rest) or lowered[-1] != "passed":
+                    raise InvalidActionError(f"expected 'snatch P3 r6c3 after P2 passed', "
+                                             f"not {text!r}")
+                passed = tuple(_player(w, text) for w in rest[at + 1:-1])
+                if not passed:
+                    raise InvalidActionError(f"who passed? e.g. 'snatch P3 r6c3 after P2 "
+                                             f"passed', not {text!r}")
+                rest = rest[:at]
+            return Snatch(_player(rest[0], text), _target(rest[1:], text), passed)
         if head == "ra" and len(rest) == 2 and rest[0].lower() == "strengthen":
             return Strengthen(_player(rest[1], text))
     raise InvalidActionError(f"not a Pyramid Dice action: {text!r} ({_USAGE})")

@@ -122,9 +122,35 @@ def may_strengthen(state: PyramidState, player: int) -> bool:
             and not gods_left(state))
 
 
-def idle_limit(state: PyramidState) -> int:
-    """Idle turns after which the stall rule allows ``end`` (0: never)."""
+def stall_limit(state: PyramidState) -> int:
+    """Turns in a row in which nobody could take a card after which the stall rule allows
+    ``end`` (0: never; RULES stall, options stall_rounds)."""
     return int(state.option("stall_rounds")) * state.players
+
+
+def cards_left(state: PyramidState) -> int:
+    """Cards still to be taken before the game ends (RULES end, option end_when): the
+    pyramid's, and the side area's unless the game ends when the pyramid is empty."""
+    side = len(state.side) if state.option("end_when") == "all_taken" else 0
+    return len(state.pyramid) + side
+
+
+def may_end_stalled(state: PyramidState) -> bool:
+    """Whether the stall rule lets the players end the game now: at a turn's start, with at
+    most ``stall_cards`` cards left (the sheet's last card), nobody having been able to take
+    one for ``stall_rounds`` rounds (RULES stall)."""
+    limit = stall_limit(state)
+    return (state.players > 1 and limit > 0 and state.phase == "roll"
+            and cards_left(state) <= int(state.option("stall_cards"))
+            and state.stuck_turns >= limit)
+
+
+def snatch_order(state: PyramidState, player: int) -> tuple[int, ...]:
+    """The players who have the right to snatch before ``player`` (after the active player,
+    clockwise): they must have said nothing for ``player`` to snatch (RULES snatch)."""
+    n, me = state.players, state.current
+    k = (player - me) % n
+    return tuple((me + i) % n for i in range(1, k))
 
 
 def solo_rank(cards_left: int) -> str:

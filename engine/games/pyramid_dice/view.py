@@ -150,7 +150,7 @@ def load_state(data: Mapping[str, Any], info: GameInfo | None = None) -> Pyramid
             strengthened=_flags(data["strengthened"], "strengthened", players),
             got_god=_flags(data["got_god"], "got_god", players), current=current, phase=phase,
             dice=tuple(sorted(dice)), ra_used=_count(data, "ra_used"),
-            god_uses=_count(data, "god_uses"), idle_turns=_count(data, "idle_turns"),
+            god_uses=_count(data, "god_uses"), stuck_turns=_count(data, "stuck_turns"),
             turn=_count(data, "turn", 1), ended=ended,
             provenance=_provenance(data.get("provenance")))
     except (CardSetError, InvalidOptionError) as exc:
