@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -24,13 +25,28 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.atomicfile import write_atomic
 from calibration.tomlwriter import dumps
 from vision.dietypes import DieTypeError, catalogue
 from vision.faces import EnrolledDie
+from vision.imageio import header_size
 
 logger = logging.getLogger(__name__)
 
 _HEADER = "# dicetable calibration profile: `dicetable calibrate` and `dicetable enrol` write it\n"
+
+NAME = re.compile(r"^[\w][\w .+-]{0,39}$")
+"""Die names and face labels: what a player types, and safe as TOML keys and in a URL."""
+
+# Every shot is a few kB and every enrolment rewrites the whole profile, so an unbounded
+# profile makes each upload slower and the file larger without end (issue 29: 300 dice,
+# 1.7 MB, 0.31 s an upload). More than ten shots of a face do not read better.
+MAX_DICE = 40
+MAX_SHOTS_PER_FACE = 10
+MAX_SHOTS = 500
+MAX_SHOT_SIDE = 256
+"""A stored shot is a crop of about 48 pixels; a larger one is not ours (a damaged or
+hostile profile) and is not decoded."""
 
 
 class EnrolmentError(ValueError):
@@ -58,7 +74,11 @@ def decode_shot(text: str) -> np.ndarray:
         buf = np.frombuffer(base64.b64decode(text, validate=True), np.uint8)
     except (binascii.Error, ValueError, TypeError):
         raise ValueError("a shot is not base64") from None
-    img = cv2.imdecode(buf, cv2.IMREAD_COLOR) if len(buf) else None
+    size = header_size(buf.tobytes()[:64]) if buf[:8].tobytes() == b"\x89PNG\r\n\x1a\n" \
+        else None
+    if size is None or max(size) > MAX_SHOT_SIDE:
+        raise ValueError("a shot is not a small PNG picture")
+    img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     if img is None or img.shape[0] != img.shape[1]:
         raise ValueError("a shot is not a square picture")
     return img
@@ -92,9 +112,19 @@ def refuse_stale(path: str | Path, dice: dict[str, EnrolledDie]) -> None:
             "--face LABEL PHOTO...` replaces the old shots)")
 
 
+def check_name(what: str, value: str) -> None:
+    """EnrolmentError unless ``value`` is a usable die name or face label."""
+    if not NAME.match(value):
+        raise EnrolmentError(f"{what} {value!r}: use 1-40 letters, digits, spaces or . + - _")
+
+
 def save_enrolled(path: str | Path, dice: dict[str, EnrolledDie]) -> None:
-    """Write the enrolment table into the profile file, keeping everything else in it."""
+    """Write the enrolment table into the profile file, keeping everything else in it.
+    The file is replaced whole (calibration.atomicfile): a crash leaves the old profile."""
     p = Path(path)
+    if p.is_dir():
+        raise EnrolmentError(f"{p} is a folder, not a profile file: give a file name "
+                             "(e.g. --profile dicetable-profile.toml)")
     data = _raw(p)
     table: dict[str, Any] = {}
     for d in dice.values():
@@ -104,7 +134,10 @@ def save_enrolled(path: str | Path, dice: dict[str, EnrolledDie]) -> None:
         table[d.name] = ({"base": d.base} if d.base else {}) | {
             "shots": {lb: [encode_shot(c) for c in v] for lb, v in d.shots.items()}}
     data["enrolment"] = table
-    p.write_text(_HEADER + dumps(data), encoding="utf-8")
+    try:
+        write_atomic(p, _HEADER + dumps(data))
+    except OSError as exc:
+        raise EnrolmentError(f"cannot write {p}: {exc.strerror or exc}") from None
 
 
 def enrol(path: str | Path, die: str, label: str, crops: np.ndarray,
@@ -113,6 +146,8 @@ def enrol(path: str | Path, die: str, label: str, crops: np.ndarray,
     die an older version enrolled starts afresh."""
     if not label.strip():
         raise EnrolmentError("--face needs a label (what the rules should see, e.g. 1, skull)")
+    check_name("die name", die)
+    check_name("face label", label)
     if base is not None and base not in catalogue():
         raise EnrolmentError(f"unknown --base {base!r}; known: {', '.join(sorted(catalogue()))}")
     dice = load_enrolled(path)
@@ -123,10 +158,26 @@ def enrol(path: str | Path, die: str, label: str, crops: np.ndarray,
         entry = EnrolledDie(die, base=entry.base if entry is not None else None)
     if base is not None:
         entry.base = base
+    _check_room(dice, entry, label, len(crops))
     entry.add(label, crops)
     dice[die] = entry
     save_enrolled(path, dice)
     return entry
+
+
+def _check_room(dice: dict[str, EnrolledDie], entry: EnrolledDie, label: str, new: int) -> None:
+    """EnrolmentError when ``new`` shots of ``label`` would take the profile over a limit."""
+    if entry.name not in dice and len(dice) >= MAX_DICE:
+        raise EnrolmentError(f"the profile holds {MAX_DICE} enrolled dice, the most it keeps; "
+                             "enrol this die in another profile")
+    have = len(entry.shots.get(label, []))
+    if have + new > MAX_SHOTS_PER_FACE:
+        raise EnrolmentError(f"{entry.name!r} face {label!r} has {have} shots; "
+                             f"{MAX_SHOTS_PER_FACE} is the most kept (more do not read better)")
+    total = sum(len(v) for d in dice.values() for v in d.shots.values())
+    if total + new > MAX_SHOTS:
+        raise EnrolmentError(f"the profile holds {total} shots; {MAX_SHOTS} is the most it "
+                             "keeps: enrol further dice in another profile")
 
 
 def base_of(name: str) -> str | None:

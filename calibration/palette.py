@@ -252,10 +252,11 @@ def assign_names(colours: list[np.ndarray], names: tuple[str, ...]) -> list[str]
         ValueError: a name is unknown, or a die is far from every name given (a colour the
             players did not list).
     """
-    known = [n for n in names if n in PALETTE]
-    if not known:
-        raise ValueError("none of the colour names is known: use names from "
-                         + ", ".join(PALETTE))
+    unknown = [n for n in names if n not in PALETTE]
+    if unknown or not names:
+        raise ValueError(f"unknown colour name {', '.join(map(repr, unknown or ['']))}: use "
+                         "names from " + ", ".join(PALETTE))
+    known = list(names)
     # Dice are shaded (ambient light): compare with the typical colour a little darkened.
     refs = lab(np.array([PALETTE[n] for n in known], np.float32) * 0.85 * PAPER_LEVEL / 255)
     weight = np.array([0.5, 1.0, 1.0])

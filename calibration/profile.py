@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from calibration.atomicfile import write_atomic
 from calibration.homography import Geometry
 from calibration.layouts import Layout, LayoutError, load_layout
 from calibration.palette import ColourClass, Palette
@@ -87,8 +88,19 @@ def from_dict(d: dict[str, Any], source: str = "profile") -> Profile:
     try:
         layout = load_layout(str(d["game"]), int(d["players"]))
         cam, table = d["camera"], d["table"]
+        homography = np.array(table["homography"], np.float64).reshape(3, 3)
+        numbers = [*homography.ravel(), float(cam["focal_px"]),
+                   *(float(v) for v in cam["position_mm"]), float(cam.get("k1", 0.0))]
+        if not np.isfinite(numbers).all() or float(cam["focal_px"]) <= 0:
+            raise ProfileError(f"{source}: the camera or table fields hold a number that is "
+                               "not finite or not positive (a damaged profile): calibrate again")
+        # A singular homography maps the table to a line; inverting it fails deep inside
+        # reading (issue 29: "internal error: LinAlgError"), so it is refused here.
+        if np.linalg.cond(homography) > 1e12:
+            raise ProfileError(f"{source}: the table's homography is singular (a damaged "
+                               "profile): calibrate again")
         geometry = Geometry(
-            np.array(table["homography"], np.float64).reshape(3, 3),
+            homography,
             (int(cam["image_size"][0]), int(cam["image_size"][1])), float(cam["focal_px"]),
             tuple(float(v) for v in cam["position_mm"]),  # type: ignore[arg-type]
             float(table["error_px"]), float(table["error_mm"]), int(table["markers_seen"]),
@@ -101,6 +113,8 @@ def from_dict(d: dict[str, Any], source: str = "profile") -> Profile:
         white = tuple(float(v) for v in table.get("white_bgr", (235.0,) * 3))
         return Profile(layout, geometry, Palette(classes), white,  # type: ignore[arg-type]
                        str(d.get("created", "")), str(d.get("source", "")))
+    except ProfileError:
+        raise
     except LayoutError as exc:
         raise ProfileError(f"{source}: {exc}") from None
     except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -108,8 +122,10 @@ def from_dict(d: dict[str, Any], source: str = "profile") -> Profile:
 
 
 def save(profile: Profile, path: str | Path) -> None:
-    Path(path).write_text("# dicetable calibration profile: `dicetable calibrate` writes it\n"
-                          + dumps(to_dict(profile)), encoding="utf-8")
+    """Write the profile (replacing the file whole: a crash leaves the old one); OSError
+    when it cannot be written."""
+    write_atomic(path, "# dicetable calibration profile: `dicetable calibrate` writes it\n"
+                 + dumps(to_dict(profile)))
 
 
 def load(path: str | Path) -> Profile:

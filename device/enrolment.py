@@ -9,21 +9,17 @@ Writes to the profile are serialised: two phones enrolling at once must not lose
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from calibration.enrolment import EnrolmentError, enrol, load_enrolled
+from calibration.enrolment import EnrolmentError, check_name, enrol, load_enrolled
 from vision.dietypes import catalogue
 from vision.imageio import ImageError, decode_image
 
 logger = logging.getLogger(__name__)
-
-NAME = re.compile(r"^[\w][\w .+-]{0,39}$")
-"""Die names and face labels: what a player types, and safe as TOML keys and in a URL."""
 
 
 class EnrolmentRefused(ValueError):
@@ -70,10 +66,11 @@ class Enroller:
 
     def add(self, die: str, face: str, data: bytes, base: str | None = None) -> dict[str, Any]:
         """Store one photo of `die` showing `face`; returns the die's shots per face."""
-        for what, value in (("die name", die), ("face label", face)):
-            if not NAME.match(value):
-                raise EnrolmentRefused(
-                    f"{what} {value!r}: use 1-40 letters, digits, spaces or . + - _")
+        try:  # before the photo is decoded: a bad name costs nothing
+            check_name("die name", die)
+            check_name("face label", face)
+        except EnrolmentError as exc:
+            raise EnrolmentRefused(str(exc)) from None
         if base is not None and base not in catalogue():
             raise EnrolmentRefused(
                 f"unknown base type {base!r}; known: {', '.join(sorted(catalogue()))}")

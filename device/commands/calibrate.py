@@ -83,6 +83,21 @@ def _load(path: str) -> Any:
         raise UserError(msg if path in msg else f"{path}: {msg}") from None
 
 
+def _colours(text: str) -> tuple[str, ...]:
+    """--colours as names of the palette; a typo was silently dropped before."""
+    from vision.colours import PALETTE
+
+    names = tuple(c.strip() for c in text.split(","))
+    if not all(names):
+        raise UserError(f"--colours {text!r}: an empty name; list colours separated by commas "
+                        "(e.g. red,blue)")
+    unknown = [n for n in names if n not in PALETTE]
+    if unknown:
+        raise UserError(f"--colours: unknown colour {', '.join(map(repr, unknown))}; known: "
+                        + ", ".join(PALETTE))
+    return names
+
+
 def _summary(profile: Any, out: Path) -> dict[str, Any]:
     g = profile.geometry
     return {
@@ -111,9 +126,8 @@ def run(args: argparse.Namespace) -> int:
         layout = load_layout(args.game, args.players)
     except LayoutError as exc:
         raise UserError(str(exc)) from None
+    colours = _colours(args.colours) if args.colours is not None else None
     image = _load(args.image) if args.image else grab_frame(args.camera)
-    colours = tuple(c.strip() for c in args.colours.split(",") if c.strip()) \
-        if args.colours else None
     try:
         profile = calibrate_image(image, layout, colours=colours,
                                   source=args.image or args.camera)

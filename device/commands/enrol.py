@@ -41,11 +41,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.enrolment import EnrolmentError, enrol
+    from calibration.enrolment import EnrolmentError, check_name, enrol
     from device.enrolment import shot_crop
     from vision.detector import DiceDetector
     from vision.faces import DieFaceReader
 
+    try:  # the names the phone's API takes, checked before any photo is read
+        check_name("--die", args.die)
+        check_name("--face", args.face)
+    except EnrolmentError as exc:
+        raise UserError(str(exc)) from None
+    if args.profile.is_dir():
+        raise UserError(f"--profile {args.profile} is a folder; give a profile file")
     try:
         reader = DieFaceReader()
         detector = DiceDetector()

@@ -91,3 +91,46 @@ def test_enrolled_faces_replace_the_pip_reading_and_a_named_face_is_a_symbol() -
     assert probs["unreadable"] == pytest.approx(0.05, abs=1e-6)
     assert out.face_probs[0].tolist() == pips[0].tolist()  # not an enrolled die: unchanged
     assert with_enrolled_faces(det, [None, None, None]) is det
+
+
+# --- issue 29: names, limits and hostile shots ----------------------------------------------
+
+@pytest.mark.parametrize("name", ["../../etc/x", 'a "quoted" die', "two\nlines", "", "x" * 41])
+def test_enrol_refuses_the_names_the_api_refuses(tmp_path: Path, name: str) -> None:
+    with pytest.raises(EnrolmentError, match="use 1-40 letters"):
+        enrol(tmp_path / "p.toml", name, "1", _crops(1))
+    with pytest.raises(EnrolmentError, match="use 1-40 letters"):
+        enrol(tmp_path / "p.toml", "die", name or "x/y", _crops(1))
+    assert not (tmp_path / "p.toml").exists()
+
+
+def test_a_profile_has_room_for_so_many_dice_and_shots(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from calibration import enrolment
+
+    path = tmp_path / "p.toml"
+    enrol(path, "d", "1", _crops(enrolment.MAX_SHOTS_PER_FACE))
+    before = path.read_bytes()
+    with pytest.raises(EnrolmentError, match="'d' face '1' has 10 shots; 10 is the most"):
+        enrol(path, "d", "1", _crops(1))
+    monkeypatch.setattr(enrolment, "MAX_DICE", 2)
+    enrol(path, "e", "1", _crops(1))
+    with pytest.raises(EnrolmentError, match="holds 2 enrolled dice"):
+        enrol(path, "f", "1", _crops(1))
+    monkeypatch.setattr(enrolment, "MAX_SHOTS", 12)
+    with pytest.raises(EnrolmentError, match="holds 11 shots; 12 is the most"):
+        enrol(path, "e", "2", _crops(2))
+    assert len(load_enrolled(path)) == 2 and path.read_bytes() != before
+
+
+def test_a_large_picture_in_a_profile_is_not_decoded() -> None:
+    import base64
+
+    import cv2
+
+    big = cv2.imencode(".png", np.zeros((300, 300, 3), np.uint8))[1].tobytes()
+    with pytest.raises(ValueError, match="not a small PNG"):
+        decode_shot(base64.b64encode(big).decode())
+    jpg = cv2.imencode(".jpg", _crops(1)[0])[1].tobytes()
+    with pytest.raises(ValueError, match="not a small PNG"):
+        decode_shot(base64.b64encode(jpg).decode())

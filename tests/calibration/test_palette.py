@@ -110,8 +110,10 @@ def test_darker_shade_is_the_same_colour() -> None:
 def test_assign_names_uses_each_colour_once() -> None:
     cols = [lab(np.array([[60, 160, 40]]) * 0.8)[0], lab(np.array([[40, 35, 200]]) * 0.8)[0]]
     assert assign_names(cols, ("red", "green")) == ["green", "red"]
-    with pytest.raises(ValueError, match="none of the colour names"):
+    with pytest.raises(ValueError, match="unknown colour name 'mauve'"):
         assign_names(cols, ("mauve",))
+    with pytest.raises(ValueError, match="unknown colour name 'zz'"):  # was dropped silently
+        assign_names(cols, ("red", "zz"))
 
 
 def test_missing_colour_is_a_clear_error(renderers) -> None:
