@@ -378,6 +378,19 @@ def test_placing_on_a_skill_level_allows_its_skill() -> None:
     assert rule_of(s, "take L3-2 to 2-1 use B2 swap 1-1 1-2") == "pyradice.skill_level"
 
 
+def test_another_levels_skill_breaks_the_level_rule() -> None:
+    """pyradice.skill_level: 'When you place a die in your pyramid at a level that has a
+    Skill, you can use that Skill on other dice in your pyramid.' Level 3's skill (A3) after
+    placing on level 2 breaks this rule (the placed die's level gives the skill), not
+    pyradice.skill_now ('…it must be done immediately'): nothing was saved or late."""
+    s = opened()
+    with pytest.raises(IllegalActionError) as info:
+        GAME.apply(s, GAME.parse_action("take L3-2 to 2-1 use A3 rotate 1-1"))
+    assert info.value.rule.id == "pyradice.skill_level"
+    assert "A3 is the skill of level 3; the die went to level 2, whose skill is A2" \
+        in str(info.value)
+
+
 def test_the_sheet_says_how_each_skill_works() -> None:
     """pyradice.skill_sheet: 'The Token Reference Sheet has more details about how to use
     each Skill.' (the definitions the players entered)"""
@@ -404,8 +417,7 @@ def test_skill_now_or_never() -> None:
     s = opened()
     after = play(s, "take L3-2 to 2-1")  # not obliged
     assert board(after)["1-1"] == "5 red"
-    # A3 belongs to level 3: it cannot be used now, nor kept for later
-    assert rule_of(s, "take L3-2 to 2-1 use A3 rotate 1-1") == "pyradice.skill_now"
+    # A2 was not used when the die went to level 2: it is not kept for a later turn
     later = play(after, "take L3-4 to 1-3")
     assert rule_of(later, "take L3-6 to 1-3 use A2 +1 1-1") == "pyradice.no_skill_level1"
 

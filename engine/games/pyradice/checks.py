@@ -52,8 +52,10 @@ def check_turn(state: PyradiceState, turn: Turn) -> None:
     defn = state.skill_at(level)
     assert defn is not None
     if use.token != defn.id:
+        # the level the die went to gives the turn's skill (RULES skill_level); another
+        # level's skill is not "saved" or "used late" (skill_now), it is not this turn's
         if use.token in state.skills:
-            raise _fail("skill_now", f"{use.token} is the skill of level "
+            raise _fail("skill_level", f"{use.token} is the skill of level "
                         f"{state.skills.index(use.token) + 2}; the die went to level {level}, "
                         f"whose skill is {defn.id}")
         raise _fail("skill_level", f"level {level}'s skill is {defn.id}, not {use.token}")
