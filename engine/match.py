@@ -173,7 +173,16 @@ class Match:
             raise InvalidStateError(f"match record lacks a field: {exc}") from None
         if not isinstance(entries, list):
             raise InvalidStateError("match record: 'entries' must be a list")
+        # The header repeats what the initial state holds; a record whose header says
+        # otherwise was edited by hand and is not what was played.
+        players = data.get("players", match.initial.players)
+        if type(players) is not int or players != match.initial.players:
+            raise InvalidStateError(f"match record: the header says {players!r} players, the "
+                                    f"initial state {match.initial.players}")
         for i, raw in enumerate(entries):
+            seq = raw.get("seq", i) if isinstance(raw, Mapping) else i
+            if type(seq) is not int or seq != i:
+                raise InvalidStateError(f"entry {i} is numbered {seq!r}, not {i}")
             try:
                 kind, text = raw["kind"], str(raw.get("text", ""))
                 source = str(raw.get("source", "cli"))
@@ -201,6 +210,9 @@ class Match:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidStateError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+        except RecursionError:  # a record is a few levels deep; this one is a hostile file
+            raise InvalidStateError("not a match record: the JSON is nested too deeply") \
+                from None
         return cls.from_dict(data)
 
 

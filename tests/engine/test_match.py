@@ -82,6 +82,11 @@ def test_record_replays_to_the_identical_state() -> None:
     (lambda r: r.pop("initial_state"), "lacks a field"),
     (lambda r: r["initial_state"].update(bank=[]), "add up"),
     (lambda r: r.update(final_state={"x": 1}), "differs"),
+    # a header or a numbering edited by hand (issue 29: replay called these valid)
+    (lambda r: r.update(players=1_000_000_000), "header says 1000000000 players"),
+    (lambda r: r.update(players="2"), "header says '2' players"),
+    (lambda r: r["entries"][3].update(seq=1e30), "entry 3 is numbered 1e\\+30, not 3"),
+    (lambda r: r["entries"][1].update(seq=0), "entry 1 is numbered 0"),
 ])
 def test_malformed_records_are_rejected_clearly(mutate, message) -> None:  # type: ignore
     record = icedice_match().to_dict()
@@ -93,6 +98,8 @@ def test_malformed_records_are_rejected_clearly(mutate, message) -> None:  # typ
 def test_not_json() -> None:
     with pytest.raises(InvalidStateError, match="not JSON"):
         Match.from_json("{oops")
+    with pytest.raises(InvalidStateError, match="nested too deeply"):
+        Match.from_json("[" * 200_000 + "]" * 200_000)
 
 
 @pytest.mark.parametrize("game", [g.info.name for g in all_games()])
