@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.atomicfile import write_atomic
 from calibration.drawing import Fill, Outline, Shape, Text, ink_extent, mat_shapes
 from calibration.layouts import Layout
 
@@ -125,5 +126,5 @@ def png_bytes(img: np.ndarray, dpi: float) -> bytes:
 def write_png(layout: Layout, path: str | Path, dpi: float = 150.0) -> tuple[int, int]:
     """Write the whole mat as one PNG at `dpi`; returns (width, height) in pixels."""
     img = render_mat(layout, dpi / 25.4)
-    Path(path).write_bytes(png_bytes(img, dpi))
+    write_atomic(path, png_bytes(img, dpi))
     return img.shape[1], img.shape[0]

@@ -112,9 +112,10 @@ def _terminal(args: argparse.Namespace, service: Any, demo: Any) -> int:
         "outcome": outcome.to_dict() if outcome else None,
     }
     if args.record:
+        from calibration.atomicfile import write_atomic
+
         try:
-            with open(args.record, "w", encoding="utf-8") as fh:
-                fh.write(match.to_json())
+            write_atomic(args.record, match.to_json())
         except OSError as exc:
             raise UserError(f"cannot write {args.record}: {exc}") from None
     if args.json:

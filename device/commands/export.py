@@ -54,8 +54,10 @@ def run(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
         return 0
+    from calibration.atomicfile import write_atomic
+
     try:
-        args.out.write_text(text, encoding="utf-8")
+        write_atomic(args.out, text)
     except OSError as exc:
         raise UserError(f"cannot write {args.out}: {exc}") from None
     return 0

@@ -65,8 +65,10 @@ def run(args: argparse.Namespace) -> int:
         sheets = len(tiles(layout, args.paper)[1])
     else:
         data = png_bytes(render_mat(layout, args.dpi / 25.4), args.dpi)
+    from calibration.atomicfile import write_atomic
+
     try:
-        args.out.write_bytes(data)
+        write_atomic(args.out, data)
     except OSError as exc:
         raise UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     ids = sorted(layout.marker_ids())

@@ -121,3 +121,30 @@ def test_calibrate_refuses_mistyped_colours_before_reading(tmp_path: Path, cli: 
     assert code == 2
     one_line(err, message)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["export", "mat"])
+def test_files_the_cli_writes_are_replaced_whole(tmp_path: Path, cli: Cli,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 command: str) -> None:
+    """A write that fails half-way (here: the disk is full at the fsync) leaves the old file
+    as it was, and one line; a plain truncate-then-write left it short."""
+    import os
+
+    from engine import Match, get_game
+
+    out = tmp_path / ("out.jsonl" if command == "export" else "mat.png")
+    out.write_bytes(b"the old file")
+    record = tmp_path / "rec.json"
+    record.write_text(Match(get_game("icedice"), 2).to_json(), encoding="utf-8")
+    args = ["export", str(record)] if command == "export" else ["mat", "--game", "icedice"]
+
+    def full(_: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    code, _, err = cli(*args, "--out", str(out))
+    assert code == 2
+    one_line(err, "No space left on device")
+    assert out.read_bytes() == b"the old file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, record.name])
