@@ -5,7 +5,8 @@ Nothing is read while something moves. Each settled frame is turned into an Obse
 
 * ``Accepted``: the actions are recorded with the camera as their source, the confidence,
   and a small JPEG of the table as evidence;
-* ``Ambiguous``: a question for the phones, asked once while the table stays the same;
+* ``Ambiguous``: a question for the phones, asked once while the table stays the same ("which
+  was it?", or yes/no on what the camera cannot see of a move it saw);
 * ``Violation``: an alert quoting the rule, until the players fix the table, answer or undo;
 * ``NoChange``: nothing — but an open alert is closed when the table matches again.
 
@@ -183,8 +184,10 @@ class Runtime:
             text = " or ".join(c.text() for c in res.candidates)
             if text != self._open_alert:
                 self._open_alert = text
-                self.service.note(mid, "question", f"Which was it: {text}?",
-                                  data=res.to_dict())
+                # a move the camera saw but whose unseen part only the players know (Pyramid
+                # Dice: the players before a snatcher passed) is one yes/no question
+                question = f"{res.confirm} ({text})" if res.confirm else f"Which was it: {text}?"
+                self.service.note(mid, "question", question, data=res.to_dict())
                 self._alert_at = len(self.service.match(mid).entries)
         elif isinstance(res, Violation):
             text = f"{res.rule.id}: {res.explanation}"

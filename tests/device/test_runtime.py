@@ -176,3 +176,41 @@ def test_an_alert_answered_by_the_players_is_closed(tmp_path) -> None:  # type: 
             answered = True
     kinds = [e["kind"] for e in service.view(mid)["entries"]]
     assert answered and kinds.count("violation") >= 2
+
+
+def test_a_later_players_snatch_is_one_question_recorded_with_its_answer(
+        tmp_path) -> None:  # type: ignore
+    """Pyramid Dice, snatch on (pyramid_dice.snatch: '…if that player says nothing the right
+    passes to the following player.'): the camera sees P3 snatch after P1 gave up, but not P2
+    saying nothing. One yes/no question; the players' yes is logged as the answer to it, then
+    the snatch; a no records nothing."""
+    pyramid = get_game("pyramid_dice")
+    service = MatchService(SQLiteStore(tmp_path / "rt.sqlite"))
+    mid = service.create("pyramid_dice", 3, {"snatch": True}, None, 1, "live")
+    service.act(mid, "roll 2 3 4", None)
+    state = service.match(mid).state
+    snatch = next(a for a in pyramid.legal_actions(state) if a.to_str().startswith("snatch P3"))
+    assert snatch.to_str().endswith(" after P2 passed")
+    table = {0: observe_view(pyramid.expected_view(state)),
+             1: observe_view(pyramid.expected_view(pyramid.apply(state, snatch)[0]))}
+    for answer in ("no", "yes"):
+        runtime = Runtime(ScriptedSource([0, 1]),
+                          lambda frame: table[int(frame.image[0, 0, 0])], service, mid)
+        runtime.run(threading.Event())
+        pending = service.view(mid)["pending"]
+        assert pending["kind"] == "question"
+        assert pending["text"] == (f"Did P2 say nothing (pass) before P3 snatched "
+                                   f"{snatch.to_str().split()[2]}? ({snatch.to_str()})")
+        assert pending["data"]["confirm"] and pending["data"]["candidates"][0]["actions"] == \
+            [snatch.to_str()]
+        if answer == "no":
+            service.dismiss(mid, pending["seq"], None, "no")
+            assert service.match(mid).actions == ["roll 2 3 4"]
+        else:
+            service.act(mid, snatch.to_str(), None, answer_to=pending["seq"])
+    entries = service.view(mid)["entries"]
+    assert [(e["kind"], e["text"]) for e in entries[-3:]] == [
+        ("question", pending["text"]), ("answer", snatch.to_str()),
+        ("action", snatch.to_str())]
+    assert entries[-2]["data"] == {"question": pending["seq"]}
+    assert service.match(mid).actions == ["roll 2 3 4", snatch.to_str()]

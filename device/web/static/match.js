@@ -117,7 +117,18 @@ function renderPending(view) {
   box.className = "pending " + p.kind;
   const data = p.data || {};
   const children = [];
-  if (p.kind === "question") {
+  if (p.kind === "question" && data.confirm && (data.candidates || []).length === 1) {
+    // the camera saw the move; only the players know its unseen part (Pyramid Dice: did the
+    // players before the snatcher pass?): yes records the move with the answer, no nothing
+    const seen = data.candidates[0].actions.join("; ");
+    children.push(el("strong", {}, "Please confirm. "), data.confirm,
+      el("p", {class: "hint"}, `The camera saw: ${seen}`));
+    children.push(el("div", {class: "row wrap"},
+      el("button", {class: "answer", onclick: () => send(seen, p.seq)}, "Yes"),
+      el("button", {class: "answer quiet", onclick: async () => {
+        if (await dismiss(p.seq, "no")) toast("Not recorded: put the table back as the rules allow.");
+      }}, "No")));
+  } else if (p.kind === "question") {
     children.push(el("strong", {}, "The camera is not sure. "), p.text);
     const row = el("div", {class: "row wrap"});
     for (const c of data.candidates || []) {
