@@ -110,7 +110,7 @@ def stamp(img: np.ndarray, patch: Patch, centre: tuple[float, float], stage: Sta
     cover = _warp(patch.alpha, _placed(patch, angle_deg, c, origin, zoom), size)
     if np.hypot(*top) >= 1:
         # The side: the base swept towards the top, one dilation along that segment.
-        cover = cv2.dilate(cover, _sweep_kernel(top))
+        cover = _sweep(cover, top)
         colour = np.asarray(side_bgr if side_bgr is not None else (60.0, 60.0, 60.0), np.float32)
         roi += (colour - roi) * cover[..., None]
     m = _placed(patch, angle_deg, c + top, origin, zoom)
@@ -135,6 +135,18 @@ def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
+def _sweep(mask: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """``mask`` swept along the segment from 0 to ``shift`` (a dilation by that segment). A
+    long sweep is done at a reduced size: a dilation costs its kernel's length per pixel."""
+    k = int(np.ceil(np.hypot(*shift) / 16.0))
+    if k <= 1 or min(mask.shape) < 4 * k:
+        return cv2.dilate(mask, _sweep_kernel(shift))
+    h, w = mask.shape
+    small = cv2.resize(mask, (w // k, h // k), interpolation=cv2.INTER_AREA)
+    small = cv2.dilate(small, _sweep_kernel(np.asarray(shift) / k))
+    return np.maximum(mask, cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR))
+
+
 def _sweep_kernel(shift: np.ndarray) -> np.ndarray:
     """Dilation kernel whose maximum spreads an image along the segment from 0 to ``shift``
     (dilate takes the max over src(x + k - anchor): the kernel's line runs backwards)."""
@@ -142,6 +154,19 @@ def _sweep_kernel(shift: np.ndarray) -> np.ndarray:
     k = np.zeros((2 * ry + 1, 2 * rx + 1), np.uint8)
     cv2.line(k, (rx, ry), (int(round(rx - shift[0])), int(round(ry - shift[1]))), 1, 1)
     return k
+
+
+PATCH_DETAIL_PX = 160
+"""Most pixels across an object's patch; a bigger object is drawn coarser and enlarged."""
+
+
+def detail(size_mm: float, mm_per_px: float, max_px: int = PATCH_DETAIL_PX
+           ) -> tuple[float, float]:
+    """(zoom: image px per patch px, mm per patch px) for an object ``size_mm`` across, so
+    its patch is never over ``max_px`` wide: a coin filling the frame needs no more detail
+    than that, and building and warping a patch costs its area."""
+    zoom = max(1.0, size_mm / mm_per_px / max_px)
+    return zoom, mm_per_px * zoom
 
 
 def new_mask(shape: tuple[int, ...]) -> np.ndarray:

@@ -27,6 +27,7 @@ from vision.lookalike_stamp import (
     Stage,
     blank_patch,
     cover,
+    detail,
     disc,
     fill,
     glyph,
@@ -73,25 +74,29 @@ def _side(bgr: tuple[float, float, float], k: float = 0.55) -> tuple[float, floa
 def keyboard(img: np.ndarray, centre: tuple[float, float], stage: Stage,
              rng: np.random.Generator) -> Boxes:
     """A block of keyboard keys: rounded caps with a letter or digit, 19 mm apart in rows."""
-    s = stage.mm_per_px
-    pitch = 19.0 / s
+    px = stage.mm_per_px
+    pitch = 19.0 / px
+    zoom, s = detail(16.0, px)
     cap = rng.uniform(13.0, 16.0) / s
     rows, cols = int(rng.integers(2, 5)), int(rng.integers(3, 9))
     body = colour(rng, ((35, 35, 37), (225, 225, 222), (170, 170, 175), (40, 40, 45)))
     ink = (235.0, 235.0, 235.0) if sum(body) < 300 else (40.0, 40.0, 40.0)
     ang = rng.uniform(0, 360)
-    deck = blank_patch(int(cols * pitch + pitch * 0.6), int(rows * pitch + pitch * 0.6))
-    rounded_rect(deck, 0, 0, deck.alpha.shape[1], deck.alpha.shape[0], pitch * 0.3,
+    dzoom, ds = detail(19.0 * (cols + 0.6), px)
+    deck = blank_patch(int((cols + 0.6) * 19.0 / ds), int((rows + 0.6) * 19.0 / ds))
+    rounded_rect(deck, 0, 0, deck.alpha.shape[1], deck.alpha.shape[0], 6.0 / ds,
                  _side(body, 0.4))
-    stamp(img, deck, centre, stage, angle_deg=ang, height_mm=6.0, side_bgr=_side(body, 0.3))
+    stamp(img, deck, centre, stage, angle_deg=ang, height_mm=6.0, side_bgr=_side(body, 0.3),
+          zoom=dzoom)
     rot = np.deg2rad(-ang)  # getRotationMatrix2D turns counter-clockwise on screen
     ux, uy = np.array([np.cos(rot), np.sin(rot)]), np.array([-np.sin(rot), np.cos(rot)])
     found = []
     for r in range(rows):
         for c in range(cols):
             off = (c - (cols - 1) / 2) * pitch * ux + (r - (rows - 1) / 2) * pitch * uy
-            found.append(stamp(img, _key_cap(cap, body, ink, rng), tuple(centre + off), stage,
-                               angle_deg=ang, height_mm=14.0, side_bgr=_side(body, 0.6)))
+            found.append(stamp(img, _key_cap(cap, body, ink, rng), tuple(np.add(centre, off)),
+                               stage, angle_deg=ang, height_mm=14.0,
+                               side_bgr=_side(body, 0.6), zoom=zoom))
     return _boxes(found)
 
 
@@ -115,7 +120,8 @@ def buttons(img: np.ndarray, centre: tuple[float, float], stage: Stage,
             rng: np.random.Generator) -> Boxes:
     """Sewing buttons: discs with a raised rim and 2 or 4 holes, the table seen through
     them (a 4-hole button is a die's 4 to a reader that counts dark dots)."""
-    s = stage.mm_per_px
+    px = stage.mm_per_px  # image px, for placing
+    zoom, s = detail(25.0, px)  # patch px, for drawing
     found = []
     for _ in range(int(rng.integers(1, 6))):
         d = rng.uniform(10.0, 25.0) / s
@@ -137,7 +143,7 @@ def buttons(img: np.ndarray, centre: tuple[float, float], stage: Stage,
                        -1, cv2.LINE_AA, shift=4)
             p.alpha[:] = np.minimum(p.alpha, 1 - cover(hole))
         lit(p, rng.uniform(0, 360), 0.15)
-        found.append(stamp(img, p, _scatter(centre, 25 / s, rng), stage,
+        found.append(stamp(img, p, _scatter(centre, 25 / px, rng), stage, zoom=zoom,
                            angle_deg=rng.uniform(0, 360), height_mm=2.5,
                            side_bgr=_side(body)))
     return _boxes(found)
@@ -146,7 +152,8 @@ def buttons(img: np.ndarray, centre: tuple[float, float], stage: Stage,
 def coins(img: np.ndarray, centre: tuple[float, float], stage: Stage,
           rng: np.random.Generator) -> Boxes:
     """Coins: metal discs with a rim, a ring of dots and an embossed numeral."""
-    s = stage.mm_per_px
+    px = stage.mm_per_px  # image px, for placing
+    zoom, s = detail(28.0, px)  # patch px, for drawing
     found = []
     for _ in range(int(rng.integers(1, 6))):
         d = rng.uniform(15.0, 28.0) / s
@@ -162,8 +169,8 @@ def coins(img: np.ndarray, centre: tuple[float, float], stage: Stage,
         glyph(p, str(int(rng.choice([1, 2, 5, 10, 20, 50]))), n / 2, n / 2, d * 0.3,
               _side(metal, 0.75), angle_deg=rng.uniform(0, 360))
         lit(p, rng.uniform(0, 360), 0.35)
-        found.append(stamp(img, p, _scatter(centre, 20 / s, rng), stage, height_mm=2.0,
-                           side_bgr=_side(metal, 0.7)))
+        found.append(stamp(img, p, _scatter(centre, 20 / px, rng), stage, height_mm=2.0,
+                           side_bgr=_side(metal, 0.7), zoom=zoom))
     return _boxes(found)
 
 
@@ -175,7 +182,8 @@ def _pips(p: Patch, value: int, x0: float, y0: float, side: float, r: float, ink
 def dominoes(img: np.ndarray, centre: tuple[float, float], stage: Stage,
              rng: np.random.Generator) -> Boxes:
     """Dominoes: two squares of pips on one tile, a line between them."""
-    s = stage.mm_per_px
+    px = stage.mm_per_px  # image px, for placing
+    zoom, s = detail(52.0, px)  # patch px, for drawing
     found = []
     for _ in range(int(rng.integers(1, 4))):
         a = rng.uniform(18.0, 26.0) / s
@@ -193,7 +201,7 @@ def dominoes(img: np.ndarray, centre: tuple[float, float], stage: Stage,
             if v:
                 _pips(p, v, 1 + a * 0.08, 1 + half * a + a * 0.08, a * 0.84, a * 0.075, ink)
         lit(p, rng.uniform(0, 360), 0.1)
-        found.append(stamp(img, p, _scatter(centre, 30 / s, rng), stage,
+        found.append(stamp(img, p, _scatter(centre, 30 / px, rng), stage, zoom=zoom,
                            angle_deg=rng.uniform(0, 360), height_mm=rng.uniform(6, 10),
                            side_bgr=_side(body, 0.65)))
     return _boxes(found)
@@ -202,7 +210,8 @@ def dominoes(img: np.ndarray, centre: tuple[float, float], stage: Stage,
 def cards(img: np.ndarray, centre: tuple[float, float], stage: Stage,
           rng: np.random.Generator) -> Boxes:
     """Playing or game cards, face up (indices, suit marks or art) or face down."""
-    s = stage.mm_per_px
+    px = stage.mm_per_px  # image px, for placing
+    zoom, s = detail(88.0, px)  # patch px, for drawing
     found = []
     for _ in range(int(rng.integers(1, 3))):
         w, h = (63.0 / s, 88.0 / s) if rng.random() < 0.7 else (44.0 / s, 67.0 / s)
@@ -225,7 +234,7 @@ def cards(img: np.ndarray, centre: tuple[float, float], stage: Stage,
             q = max(2.0, 3.0 / s)
             lattice = (((x + y) // q + (x - y) // q) % 2).astype(np.float32)
             fill(p, lattice * (p.alpha > 0.5) * 0.6, ink)
-        found.append(stamp(img, p, _scatter(centre, 20 / s, rng), stage,
+        found.append(stamp(img, p, _scatter(centre, 20 / px, rng), stage, zoom=zoom,
                            angle_deg=rng.uniform(0, 360), height_mm=0.4,
                            side_bgr=_side(face, 0.8)))
     return _boxes(found)
@@ -234,7 +243,8 @@ def cards(img: np.ndarray, centre: tuple[float, float], stage: Stage,
 def tokens(img: np.ndarray, centre: tuple[float, float], stage: Stage,
            rng: np.random.Generator) -> Boxes:
     """Cardboard game tokens: discs or hexagons printed with a ring and a number or mark."""
-    s = stage.mm_per_px
+    px = stage.mm_per_px  # image px, for placing
+    zoom, s = detail(35.0, px)  # patch px, for drawing
     found = []
     for _ in range(int(rng.integers(1, 5))):
         d = rng.uniform(18.0, 35.0) / s
@@ -258,7 +268,7 @@ def tokens(img: np.ndarray, centre: tuple[float, float], stage: Stage,
             glyph(p, str(int(rng.integers(1, 13))), n / 2, n / 2, d * 0.35, ink)
         else:
             _pips(p, int(rng.integers(1, 7)), n * 0.3, n * 0.3, n * 0.4, d * 0.05, ink)
-        found.append(stamp(img, p, _scatter(centre, 25 / s, rng), stage,
+        found.append(stamp(img, p, _scatter(centre, 25 / px, rng), stage, zoom=zoom,
                            angle_deg=rng.uniform(0, 360), height_mm=2.0,
                            side_bgr=_side(body, 0.7)))
     return _boxes(found)
@@ -267,7 +277,8 @@ def tokens(img: np.ndarray, centre: tuple[float, float], stage: Stage,
 def printed_pips(img: np.ndarray, centre: tuple[float, float], stage: Stage,
                  rng: np.random.Generator) -> Boxes:
     """Die faces printed flat on a mat or a score sheet: pips, sometimes in a square."""
-    s = stage.mm_per_px
+    px = stage.mm_per_px  # image px, for placing
+    zoom, s = detail(22.0, px)  # patch px, for drawing
     ink = colour(rng)
     found = []
     for _ in range(int(rng.integers(1, 5))):
@@ -279,7 +290,7 @@ def printed_pips(img: np.ndarray, centre: tuple[float, float], stage: Stage,
             rounded_rect(p, 1 + a * 0.06, 1 + a * 0.06, n - 1 - a * 0.06, n - 1 - a * 0.06,
                          a * 0.1, colour(rng, ((235, 238, 240), (200, 225, 235))))
         _pips(p, int(rng.integers(1, 7)), 1 + a * 0.05, 1 + a * 0.05, a * 0.9, a * 0.08, ink)
-        found.append(stamp(img, p, _scatter(centre, 30 / s, rng), stage,
+        found.append(stamp(img, p, _scatter(centre, 30 / px, rng), stage, zoom=zoom,
                            angle_deg=rng.uniform(0, 360)))
     return _boxes(found)
 
@@ -287,7 +298,8 @@ def printed_pips(img: np.ndarray, centre: tuple[float, float], stage: Stage,
 def loose_dots(img: np.ndarray, centre: tuple[float, float], stage: Stage,
                rng: np.random.Generator) -> Boxes:
     """A cluster of loose dots or sequins a few mm wide (pips with no die round them)."""
-    s = stage.mm_per_px
+    px = stage.mm_per_px  # image px, for placing
+    zoom, s = detail(30.0, px)  # patch px, for drawing
     size = rng.uniform(12.0, 30.0) / s
     n = max(5, int(size + 2))
     p = blank_patch(n, n)
@@ -296,7 +308,7 @@ def loose_dots(img: np.ndarray, centre: tuple[float, float], stage: Stage,
         disc(p, rng.uniform(0.15, 0.85) * n, rng.uniform(0.15, 0.85) * n,
              rng.uniform(0.8, 2.0) / s, ink)
     return _boxes([stamp(img, p, centre, stage, height_mm=float(rng.choice([0.0, 0.5])),
-                         side_bgr=_side(ink))])
+                         side_bgr=_side(ink), zoom=zoom)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,10 +321,13 @@ class LookalikeKind:
     reach_mm: float
     """How far from its centre the kind's objects may reach (placement keeps it off dice)."""
     weight: float = 1.0
+    min_eye_mm: float = 0.0
+    """Lowest camera (height above the table) that sees this kind: no foot or keyboard
+    under a camera a few centimetres above a die."""
 
 
 LOOKALIKE_KINDS: tuple[LookalikeKind, ...] = (
-    LookalikeKind("keyboard", keyboard, 110.0, 0.8),
+    LookalikeKind("keyboard", keyboard, 110.0, 0.8, 120.0),
     LookalikeKind("buttons", buttons, 70.0),
     LookalikeKind("coins", coins, 60.0),
     LookalikeKind("dominoes", dominoes, 80.0),
@@ -326,9 +341,9 @@ LOOKALIKE_KINDS: tuple[LookalikeKind, ...] = (
 """Look-alikes laid on the table, in a fixed order (append, never reorder)."""
 
 EDGE_KINDS: tuple[LookalikeKind, ...] = (
-    LookalikeKind("hand", edge.hand, 120.0),
-    LookalikeKind("foot", edge.foot, 150.0),
-    LookalikeKind("furniture_leg", edge.furniture_leg, 60.0),
+    LookalikeKind("hand", edge.hand, 120.0, 1.0, 250.0),
+    LookalikeKind("foot", edge.foot, 150.0, 1.0, 500.0),
+    LookalikeKind("furniture_leg", edge.furniture_leg, 60.0, 1.0, 500.0),
 )
 """Look-alikes that come in from the frame's edge, in a fixed order."""
 

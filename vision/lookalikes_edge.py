@@ -13,7 +13,17 @@ import logging
 import cv2
 import numpy as np
 
-from vision.lookalike_stamp import Stage, blank_patch, cover, fill, lit, new_mask, rounded, stamp
+from vision.lookalike_stamp import (
+    Stage,
+    blank_patch,
+    cover,
+    detail,
+    fill,
+    lit,
+    new_mask,
+    rounded,
+    stamp,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -43,21 +53,11 @@ def _box(b: np.ndarray | None) -> np.ndarray:
     return (np.zeros((0, 4)) if b is None else b[None]).astype(np.float64)
 
 
-PATCH_MAX_PX = 256
-"""Largest side of a hand's or foot's patch; bigger ones are drawn coarser and enlarged."""
-
-
-def _zoom(size_mm: float, mm_per_px: float) -> float:
-    """Image pixels per patch pixel for an object ``size_mm`` long."""
-    return max(1.0, size_mm / mm_per_px / PATCH_MAX_PX)
-
-
 def hand(img: np.ndarray, at: tuple[float, float], inward: np.ndarray, stage: Stage,
          rng: np.random.Generator) -> np.ndarray:
     """A hand reaching in from the edge, fingers first, its forearm out of the frame."""
     palm_mm, finger_mm, arm_mm = rng.uniform(75, 95), rng.uniform(55, 80), 60.0
-    zoom = _zoom(finger_mm + palm_mm + arm_mm, stage.mm_per_px)
-    s = stage.mm_per_px * zoom  # mm per patch pixel
+    zoom, s = detail(finger_mm + palm_mm + arm_mm, stage.mm_per_px, 256)
     palm_w, finger = palm_mm / s, finger_mm / s
     w, h = int(palm_w * 1.6), int((finger_mm + palm_mm + arm_mm) / s)
     p = blank_patch(w, h)
@@ -94,8 +94,7 @@ def foot(img: np.ndarray, at: tuple[float, float], inward: np.ndarray, stage: St
          rng: np.random.Generator) -> np.ndarray:
     """A shoe or a socked foot at the edge, toes in, the leg running out of the frame."""
     length_mm, width_mm, leg_mm = rng.uniform(240, 300), rng.uniform(90, 115), 80.0
-    zoom = _zoom(length_mm + leg_mm, stage.mm_per_px)
-    s = stage.mm_per_px * zoom
+    zoom, s = detail(length_mm + leg_mm, stage.mm_per_px, 256)
     length, width = length_mm / s, width_mm / s
     w, h = int(width * 1.2), int((length_mm + leg_mm) / s)
     p = blank_patch(w, h)

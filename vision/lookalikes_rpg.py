@@ -19,6 +19,7 @@ from vision.lookalike_stamp import (
     Stage,
     blank_patch,
     cover,
+    detail,
     fill,
     glyph,
     new_mask,
@@ -141,22 +142,24 @@ def _numerals(p: Patch, kind: str, face: np.ndarray, c: float, size_px: float,
 def rpg_dice(img: np.ndarray, centre: tuple[float, float], stage: Stage,
              rng: np.random.Generator) -> np.ndarray:
     """A few RPG dice (d4, d8, d10, d12, d20) scattered about ``centre``."""
-    s = stage.mm_per_px
+    px = stage.mm_per_px  # image px, for placing
+    zoom, s = detail(26.0, px)  # patch px, for drawing
     found = []
     for _ in range(int(rng.integers(1, 6))):
         kind = str(rng.choice(["d4", "d8", "d10", "d12", "d20", "d20"]))
         size = rng.uniform(16.0, 26.0) / s
         patch, side = rpg_patch(kind, size, rng)
-        at = (centre[0] + rng.normal(0, 30 / s), centre[1] + rng.normal(0, 30 / s))
+        at = (centre[0] + rng.normal(0, 30 / px), centre[1] + rng.normal(0, 30 / px))
         found.append(stamp(img, patch, at, stage, angle_deg=rng.uniform(0, 360),
-                           height_mm=size * s * 0.7, side_bgr=side))
+                           height_mm=size * s * 0.7, side_bgr=side, zoom=zoom))
     return np.array([b for b in found if b is not None], np.float64).reshape(-1, 4)
 
 
 def numeral_d6(img: np.ndarray, centre: tuple[float, float], stage: Stage,
                rng: np.random.Generator) -> np.ndarray:
     """Six-sided dice with numerals instead of pips, and doubling cubes ("64", "32")."""
-    s = stage.mm_per_px
+    px = stage.mm_per_px  # image px, for placing
+    zoom, s = detail(20.0, px)  # patch px, for drawing
     found = []
     for _ in range(int(rng.integers(1, 4))):
         size = rng.uniform(13.0, 20.0) / s
@@ -169,7 +172,8 @@ def numeral_d6(img: np.ndarray, centre: tuple[float, float], stage: Stage,
             int(rng.choice([2, 4, 8, 16, 32, 64])))
         glyph(p, text, n / 2, n / 2, size * (0.5 if len(text) == 1 else 0.35), ink,
               angle_deg=float(rng.choice([0, 90, 180, 270])) + rng.uniform(-5, 5))
-        at = (centre[0] + rng.normal(0, 25 / s), centre[1] + rng.normal(0, 25 / s))
+        at = (centre[0] + rng.normal(0, 25 / px), centre[1] + rng.normal(0, 25 / px))
         found.append(stamp(img, p, at, stage, angle_deg=rng.uniform(0, 360),
-                           height_mm=size * s, side_bgr=tuple(v * 0.6 for v in body)))
+                           height_mm=size * s, side_bgr=tuple(v * 0.6 for v in body),
+                           zoom=zoom))
     return np.array([b for b in found if b is not None], np.float64).reshape(-1, 4)

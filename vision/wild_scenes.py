@@ -254,6 +254,13 @@ def _apart(new: np.ndarray, old: list[np.ndarray]) -> bool:
     return not bool((w * h > 0.1 * np.maximum(smaller, 1e-9)).any())
 
 
+def _kinds(kinds: tuple[LookalikeKind, ...], names: tuple[str, ...] | None, eye_mm: float
+           ) -> tuple[LookalikeKind, ...]:
+    """The kinds asked for that a camera ``eye_mm`` above the table can see."""
+    return tuple(k for k in kinds if (names is None or k.name in names)
+                 and eye_mm >= k.min_eye_mm)
+
+
 def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
                die_frac: tuple[float, float] = (0.01, 0.30), n_dice: tuple[int, int] = (1, 12),
                n_lookalikes: tuple[int, int] = (0, 8), edge_rate: float = 0.35,
@@ -291,8 +298,9 @@ def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
                      elevation_deg=float(rng.uniform(15, 35) if rng.random() < 0.3
                                          else rng.uniform(35, 88)),
                      ambient=float(rng.uniform(0.35, 0.8)), shadow=float(rng.uniform(0.2, 0.6)))
-    table = tuple(k for k in LOOKALIKE_KINDS if lookalikes is None or k.name in lookalikes)
-    edge = tuple(k for k in EDGE_KINDS if lookalikes is None or k.name in lookalikes)
+    eye_mm = float(cam.extrinsics()[1][2])
+    table = _kinds(LOOKALIKE_KINDS, lookalikes, eye_mm)
+    edge = _kinds(EDGE_KINDS, lookalikes, eye_mm)
     n_table = int(rng.integers(n_lookalikes[0], n_lookalikes[1] + 1)) if table else 0
     n_edge = int(rng.integers(1, 3)) if edge and rng.random() < edge_rate else 0
     boxes, names = _draw_lookalikes(rng, mat, cam, _stage(cam, light, mm, (mh, mw)), dice,
