@@ -6,12 +6,19 @@ dice reader, the pieces readers and the calibration (:class:`device.observer.Tab
 and the rules record what happened; with ``--camera none`` the players enter moves on the
 phone. Everything that can be wrong before serving (game, profile, camera, models) is
 checked first and said in one line.
+
+Listening beyond loopback (``--host 0.0.0.0``), the server has a table key: it prints the
+players' link with the key and its QR code; without the key a phone only watches
+(``--private``: sees nothing). Phone enrolment writes only to a profile named with
+``--profile``.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +49,48 @@ def register(sub: Any) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (0.0.0.0 to reach it from phones)")
     p.add_argument("--port", type=int, default=8000, help="port (8000)")
+    add_access_options(p)
     p.set_defaults(func=run)
+
+
+def add_access_options(p: argparse.ArgumentParser) -> None:
+    """--key and --private, shared by serve and demo."""
+    p.add_argument("--key", default=None, metavar="KEY",
+                   help="the table's key (8-64 letters, digits, - or _; default "
+                        "$DICETABLE_TABLE_KEY, else a new one at each start): needed to "
+                        "change anything when listening beyond 127.0.0.1")
+    p.add_argument("--private", action="store_true",
+                   help="without the key a phone sees nothing (default: it watches)")
+
+
+def access_from(args: argparse.Namespace) -> Any:
+    """The table's access rule from --host, --key and --private, or UserError."""
+    from device.web.access import KEY_PATTERN, table_access
+
+    key = args.key or os.environ.get("DICETABLE_TABLE_KEY") or None
+    if key is not None and not KEY_PATTERN.match(key):
+        raise UserError("--key must be 8-64 letters, digits, - or _ (it goes in a link)")
+    return table_access(args.host, key, args.private)
+
+
+def announce(what: str, host: str, port: int, access: Any) -> None:
+    """Print where to open the page: with a key, the players' link and its QR code (scanned
+    by a phone, which keeps the key) and what spectators see."""
+    from device.web.access import players_link
+
+    if access.key is None:
+        print(f"{what}: open http://{host}:{port}/ (Ctrl-C to stop)", flush=True)
+        return
+    import segno
+
+    link = players_link(host, port, access.key)
+    print(f"{what}: players' link (it holds the table's key: share it with the players "
+          f"only)\n  {link}", flush=True)
+    segno.make(link, error="m").terminal(out=sys.stdout, compact=True)
+    bare = players_link(host, port, None)
+    print(f"without the key, {bare} " + ("shows nothing (--private)" if access.private
+                                          else "only watches: live view, scores, replays"),
+          flush=True)
 
 
 def prepare_camera(args: argparse.Namespace) -> tuple[Any, Any, str, int]:
@@ -117,14 +165,17 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     from device.enrolment import Enroller
 
-    # Dice taught from the phone go into the table's profile (the file `dicetable enrol` uses).
-    enroller = Enroller(args.profile or Path("dicetable-profile.toml"))
+    access = access_from(args)
+    # Dice taught from the phone go into the profile the operator named, never into a file
+    # the server would make wherever it was started (the page says how to name one).
+    enroller = Enroller(args.profile) if args.profile is not None else None
     if camera is None:
-        app = create_app(store, enroller=enroller)
+        app = create_app(store, enroller=enroller, access=access)
         stop = thread = None
     else:
-        app, stop, thread = _live_app(store, camera, args.camera, enroller)
-    print(f"dicetable: serving http://{args.host}:{args.port}/ (matches in {db})", flush=True)
+        app, stop, thread = _live_app(store, camera, args.camera, enroller, access)
+    print(f"dicetable: serving on {args.host}:{args.port} (matches in {db})", flush=True)
+    announce("dicetable", args.host, args.port, access)
     try:
         if thread is not None:
             thread.start()
@@ -142,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str,
-              enroller: Any = None) -> tuple[Any, Any, Any]:
+              enroller: Any = None, access: Any = None) -> tuple[Any, Any, Any]:
     """The app with a live runtime following a new match from the camera (not started)."""
     import threading
 
@@ -158,7 +209,7 @@ def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str,
     stop = threading.Event()
     thread = threading.Thread(target=runtime.run, args=(stop,), name="camera-runtime",
                               daemon=True)
-    app = create_app(store, service=service, enroller=enroller,
+    app = create_app(store, service=service, enroller=enroller, access=access,
                      status=lambda: {"camera": spec, "runtime": runtime.status, "match": mid,
                                      "camera_fit": observer.camera_status})
     return app, stop, thread

@@ -14,11 +14,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import engine
 from device.enrolment import Enroller
 from device.store import Store, StoreError
+from device.web.access import KEY_HEADER, Access, Guard, RateLimit, RateLimited
 from device.web.hub import Hub
 from device.web.routes import enrolment, games, health, matches
 from device.web.service import MatchService, ServiceError
@@ -78,7 +80,7 @@ class BodyLimit:
 
 def create_app(store: Store, *, service: MatchService | None = None,
                status: Callable[[], dict[str, Any]] | None = None,
-               enroller: Enroller | None = None) -> FastAPI:
+               enroller: Enroller | None = None, access: Access | None = None) -> FastAPI:
     """The app over ``store``.
 
     Args:
@@ -88,6 +90,8 @@ def create_app(store: Store, *, service: MatchService | None = None,
         status: extra fields for /api/health (camera, model...); health answers without it.
         enroller: where phone enrolment stores dice (the profile); without it the enrolment
             API answers 404 with the reason.
+        access: the table key (device.web.access); none: anyone may change the table, as
+            on loopback.
     """
     service = service or MatchService(store)
     hub = Hub()
@@ -106,6 +110,10 @@ def create_app(store: Store, *, service: MatchService | None = None,
     app.state.service = service
     app.state.hub = hub
     app.state.enroller = enroller
+    app.state.access = access = access or Access()
+    # A club creates a match every few minutes and teaches a die in 30 or so photos.
+    app.state.limits = {"matches": RateLimit(burst=10, every=30.0),
+                        "uploads": RateLimit(burst=40, every=2.0)}
     app.state.status = status or (lambda: {"camera": "none", "model": "not loaded"})
 
     @app.exception_handler(ServiceError)
@@ -124,10 +132,24 @@ def create_app(store: Store, *, service: MatchService | None = None,
         message = f"{where or 'request'}: {first.get('msg', 'invalid')}"
         return _error(422, "request/invalid", message)
 
+    @app.exception_handler(RateLimited)
+    async def rate_limited(_: Request, exc: RateLimited) -> JSONResponse:
+        response = _error(429, "rate/limited", str(exc))
+        response.headers["Retry-After"] = f"{exc.wait:.0f}"
+        return response
+
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http")
-        return _error(exc.status_code, code, str(exc.detail))
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {400: "request/malformed", 404: "not_found",
+                405: "method_not_allowed"}.get(exc.status_code, "http")
+        message = str(exc.detail)
+        if exc.status_code == 400:  # FastAPI's words for a body it cannot parse
+            message = "the request body cannot be read (malformed JSON or not UTF-8)"
+        response = _error(exc.status_code, code, message)
+        response.headers.update(exc.headers or {})
+        if exc.status_code == 405:
+            response.headers["Allow"] = _allowed(request.app, request.scope)
+        return response
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -138,10 +160,90 @@ def create_app(store: Store, *, service: MatchService | None = None,
                       "match is unchanged — please report it")
 
     app.add_middleware(BodyLimit)
+    app.add_middleware(Guard, access=access)  # outermost: a refused request is not read
     app.include_router(health.router)
     app.include_router(games.router)
     app.include_router(matches.router)
     app.include_router(enrolment.router)
     static = resources.files("device.web").joinpath("static")
-    app.mount("/", StaticFiles(directory=str(static), html=True), name="static")
+    app.router.routes.append(_Page("/", app=StaticFiles(directory=str(static), html=True),
+                                   name="static"))
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
+
+
+def _allowed(app: FastAPI, scope: Scope) -> str:
+    """The methods a path takes, for the Allow header of a 405. Each FastAPI route holds one
+    method, and Starlette names only the first route that matched the path: so ask every
+    route about every method."""
+    allowed = [method for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+               if any(route.matches({**scope, "method": method})[0] == Match.FULL
+                      and (method in ("GET", "HEAD") or not isinstance(route, _Page))
+                      for route in app.router.routes)]
+    if "GET" in allowed and "HEAD" not in allowed:
+        allowed.insert(1, "HEAD")  # Starlette answers HEAD wherever GET is
+    return ", ".join(allowed)
+
+
+class _Page(Mount):
+    """The page's static files, mounted at / but not under /api: there a path asked with the
+    wrong method must get the API's 405 with its Allow header, not the files' own 405."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] == "http" and (scope["path"] == "/api"
+                                        or scope["path"].startswith("/api/")):
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
+COMMON: dict[str, tuple[str, str]] = {
+    "400": ("the body cannot be read (malformed JSON, not UTF-8)", "body"),
+    "401": ("the table's key is needed (the server listens beyond loopback)", "key"),
+    "403": ("not the table's key", "key"),
+    "405": ("method not allowed here (the Allow header lists those that are)", "all"),
+    "413": ("the request is too large", "body"),
+}
+"""Responses every operation of a kind may give (body: it takes a body; key: it needs the
+table's key, where the server has one; all), documented once here rather than on each
+route."""
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's description plus the responses the middleware and the error handlers give
+    (400, 401/403, 405 with Allow, 413), and the table key as a security scheme."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    from fastapi.openapi.utils import get_openapi
+
+    schema = get_openapi(title=app.title, version=app.version, description=app.description,
+                         routes=app.routes)
+    error = {"$ref": "#/components/schemas/ErrorOut"}
+    schema.setdefault("components", {}).setdefault("schemas", {}).setdefault(
+        "ErrorOut", {"type": "object", "required": ["code", "message"], "properties": {
+            "code": {"type": "string"}, "message": {"type": "string"}}})
+    schema["components"]["securitySchemes"] = {"tableKey": {
+        "type": "apiKey", "in": "header", "name": KEY_HEADER,
+        "description": "the table's key, printed by serve and demo with the players' link; "
+                       "needed to change anything when the server listens beyond loopback, "
+                       "and to read with --private"}}
+    for path in schema["paths"].values():
+        for method, op in path.items():
+            responses = op.setdefault("responses", {})
+            kinds = {"all"} | ({"body"} if "requestBody" in op else set()) | (
+                {"write"} if method not in ("get", "head", "options") else set())
+            for status, (text, kind) in COMMON.items():
+                if kind in kinds and status not in responses:
+                    responses[status] = {"description": text,
+                                         "content": {"application/json": {"schema": error}}}
+            if "405" in responses:
+                responses["405"]["headers"] = {"Allow": {
+                    "description": "the methods this path takes", "schema": {"type": "string"}}}
+            access: Access = app.state.access
+            if access.key is not None and ("write" in kinds or access.private):
+                op["security"] = [{"tableKey": []}]
+                for status in ("401", "403"):
+                    responses.setdefault(status, {
+                        "description": COMMON[status][0],
+                        "content": {"application/json": {"schema": error}}})
+    app.openapi_schema = schema
+    return schema

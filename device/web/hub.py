@@ -18,14 +18,25 @@ class Hub:
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
 
-    def subscribe(self, match_id: str) -> asyncio.Queue[dict[str, Any]]:
+    def subscribe(self, match_id: str, limit: int | None = None
+                  ) -> asyncio.Queue[dict[str, Any]] | None:
+        """A queue of the match's views, or None when ``limit`` clients follow it already."""
+        if limit is not None and len(self._queues.get(match_id, ())) >= limit:
+            return None
         # A slow phone only ever needs the newest view: keep the queue short.
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=8)
         self._queues[match_id].add(queue)
         return queue
 
     def unsubscribe(self, match_id: str, queue: asyncio.Queue[dict[str, Any]]) -> None:
-        self._queues[match_id].discard(queue)
+        queues = self._queues.get(match_id)
+        if queues is not None:
+            queues.discard(queue)
+            if not queues:  # else one empty set stayed per match ever watched
+                del self._queues[match_id]
+
+    def watchers(self, match_id: str) -> int:
+        return len(self._queues.get(match_id, ()))
 
     def publish(self, match_id: str, view: dict[str, Any]) -> None:
         """Thread-safe: called from request handlers and from the camera runtime."""

@@ -47,7 +47,8 @@ class ActionIn(BaseModel):
 class UndoIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    version: int | None = Field(default=None, ge=0)
+    version: int = Field(ge=0, description="the match version the phone saw: undo takes "
+                                           "back moves, so a stale one is refused with 409")
     to: int | None = Field(default=None, ge=0,
                            description="undo every action back to and including this entry")
 
@@ -80,7 +81,7 @@ class NamesIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     names: list[str] = Field(max_length=8)
-    version: int | None = Field(default=None, ge=0)
+    version: int = Field(ge=0, description="the match version the phone saw (stale: 409)")
 
 
 class SetupCheckIn(BaseModel):

@@ -9,6 +9,7 @@ dropped and reloaded from the store, so memory never runs ahead of what is durab
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,12 @@ __all__ = ["MatchService", "ServiceError", "match_view"]
 
 MAX_NAME = 24
 """longest player name kept (a phone's name field; the log quotes it)"""
+MAX_LIVE = 32
+"""Matches held in memory, the least recently used leaving first; a finished match leaves at
+once. Any match is loaded again from the store when asked (about 20 kB each: 6,000 matches
+held for ever were 120 MB). What is lost with a match that leaves: the players' corrections
+the camera's readings are still compared against, so a table's own match, used at every
+frame, never leaves while it is played."""
 
 
 class ServiceError(Exception):
@@ -81,18 +88,21 @@ class MatchService:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._live: dict[str, _Live] = {}
+        self._live: OrderedDict[str, _Live] = OrderedDict()
         self._lock = threading.Lock()
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         # The camera's last read picture per match: (number, JPEG). Not stored: it is the
         # live view, replaced at each reading (the evidence of moves is stored with them).
-        self._pictures: dict[str, tuple[int, bytes]] = {}
+        self._pictures: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
 
     # --- the camera's side ------------------------------------------------------------------
     def set_picture(self, match_id: str, jpeg: bytes) -> None:
         """The table as the camera last read it, annotated (the phone's live view)."""
-        n = self._pictures.get(match_id, (0, b""))[0] + 1
-        self._pictures[match_id] = (n, jpeg)
+        with self._lock:
+            n = self._pictures.pop(match_id, (0, b""))[0] + 1
+            self._pictures[match_id] = (n, jpeg)
+            while len(self._pictures) > MAX_LIVE:
+                self._pictures.popitem(last=False)
 
     def picture(self, match_id: str) -> tuple[int, bytes] | None:
         """(number, JPEG) of the last live picture of a match, or None before the first."""
@@ -144,7 +154,21 @@ class MatchService:
                 title = next((m.title for m in self.store.matches() if m.id == match_id), "")
                 live = _Live(match, threading.Lock(), title)
                 self._live[match_id] = live
+                self._trim()
+            else:
+                self._live.move_to_end(match_id)
             return live
+
+    def _trim(self) -> None:
+        """Drop the least recently used matches beyond MAX_LIVE (under ``self._lock``); one
+        in the middle of a change is left for the next time."""
+        for match_id in list(self._live)[:max(0, len(self._live) - MAX_LIVE)]:
+            if not self._live[match_id].lock.locked():
+                del self._live[match_id]
+
+    def held(self) -> int:
+        """How many matches are in memory now."""
+        return len(self._live)
 
     def match(self, match_id: str) -> Match:
         """The live match (read it under no lock only for a snapshot of its state)."""
@@ -191,6 +215,7 @@ class MatchService:
         match_id = self.store.create_match(match, title=title)
         with self._lock:
             self._live[match_id] = _Live(match, threading.Lock(), title)
+            self._trim()
         self._publish(match_id)
         return match_id
 
@@ -227,6 +252,7 @@ class MatchService:
                 self._restore(match_id, live, before)
                 raise
             new = match.entries[before:]
+            finished = False
             if new:
                 finished = match.game.outcome(match.state) is not None
                 try:
@@ -235,7 +261,12 @@ class MatchService:
                 except StoreError:
                     self._forget(match_id)
                     raise
-        return self._publish(match_id)
+            view = self._view(match_id, live)
+        for listener in list(self.listeners):
+            listener(match_id, view)
+        if finished:  # its last view is sent; from now on it is read from the store
+            self._forget(match_id)
+        return view
 
     def _restore(self, match_id: str, live: _Live, before: int) -> None:
         """A change that failed half-way (a correction) must leave no trace: reload."""

@@ -1,5 +1,9 @@
 """The phone page's browser tests share this: Debian's chromium driven by Playwright on a
-phone-sized screen, and the app served by uvicorn in a thread (restartable)."""
+phone-sized screen, and the app served by uvicorn in a thread (restartable).
+
+The server has a table key, as one listening on a club's network does (issue 29), and the
+``page`` fixture first opens the players' link (``/?key=...``), so the page keeps the key and
+every test plays as the players do."""
 
 from __future__ import annotations
 
@@ -18,6 +22,11 @@ import pytest
 from device.enrolment import Enroller
 from device.store import SQLiteStore
 from device.web import create_app
+from device.web.access import Access
+
+KEY = "browser-test-key"
+PLAYERS = Access(KEY)
+"""A table with a key, read by spectators without it."""
 
 CHROMIUM = os.environ.get("DICETABLE_CHROMIUM") or shutil.which("chromium") or \
     shutil.which("chromium-browser")
@@ -46,15 +55,16 @@ class Served:
     """The app served by uvicorn in a thread; it can be stopped and started again on the
     same port over the same database (a restart, as the phone sees it)."""
 
-    def __init__(self, db: Path, profile: Path) -> None:
-        self.db, self.profile, self.port = db, profile, free_port()
+    def __init__(self, db: Path, profile: Path, access: Access = PLAYERS) -> None:
+        self.db, self.profile, self.port, self.access = db, profile, free_port(), access
         self.url = f"http://127.0.0.1:{self.port}"
         self.start()
 
     def start(self) -> None:
         import uvicorn
 
-        self.app = create_app(SQLiteStore(self.db), enroller=Enroller(self.profile))
+        self.app = create_app(SQLiteStore(self.db), enroller=Enroller(self.profile),
+                              access=self.access)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
                                 log_level="warning")
         self.srv = uvicorn.Server(config)
@@ -85,9 +95,23 @@ def phone(sync_api: Any) -> Iterator[Any]:
         pg = context.new_page()
         errors: list[str] = []
         pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        # the page runs under its Content-Security-Policy: anything it blocks is a defect
+        pg.on("console", lambda msg: errors.append(msg.text)
+              if "Content Security Policy" in msg.text else None)
         yield pg
         browser.close()
         assert errors == []
+
+
+def wait_until(page: Any, expression: str, timeout: float = 30.0) -> None:
+    """Poll a JavaScript expression until it is true. (Playwright's wait_for_function
+    evaluates a string in the page, which the page's Content-Security-Policy forbids, as it
+    should: the page runs under its real headers in these tests.)"""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout} s: {expression}")
+        time.sleep(0.1)
 
 
 def browser_fixtures(sync_api: Any) -> tuple[Any, Any, Any]:
@@ -109,6 +133,8 @@ def browser_fixtures(sync_api: Any) -> tuple[Any, Any, Any]:
     @pytest.fixture
     def page(server: tuple[str, Any]) -> Iterator[Any]:
         with phone(sync_api) as pg:
+            pg.goto(f"{server[0]}/?key={KEY}")  # the players' link: the page keeps the key
+            wait_until(pg, "document.location.search === ''")
             yield pg
 
     return served, server, page

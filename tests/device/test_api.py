@@ -130,7 +130,8 @@ def test_an_answer_of_two_actions_is_recorded_whole(client: TestClient) -> None:
     ("post", "/api/matches", None, 422, "request/invalid"),
     ("get", "/api/matches/nope", None, 404, "match/not_found"),
     ("post", "/api/matches/nope/actions", {"action": "stop"}, 404, "match/not_found"),
-    ("post", "/api/matches/nope/undo", {}, 404, "match/not_found"),
+    ("post", "/api/matches/nope/undo", {"version": 0}, 404, "match/not_found"),
+    ("post", "/api/matches/nope/undo", {}, 422, "request/invalid"),  # undo needs the version
     ("get", "/api/nothing-here", None, 404, "not_found"),
     ("delete", "/api/matches", None, 405, "method_not_allowed"),
 ])
@@ -150,7 +151,7 @@ def test_bad_action_bodies(client: TestClient) -> None:
                        ({"version": 0}, "request/invalid")]:
         r = client.post(f"/api/matches/{mid}/actions", json=body)
         assert r.status_code == 422 and r.json()["code"] == code, (body, r.text)
-    r = client.post(f"/api/matches/{mid}/undo", json={})
+    r = client.post(f"/api/matches/{mid}/undo", json={"version": 0})
     assert r.status_code == 422 and r.json()["code"] == "action/illegal"
     r = client.post(f"/api/matches/{mid}/actions", content=b"{not json",
                     headers={"content-type": "application/json"})
@@ -168,7 +169,7 @@ def test_websocket_pushes_each_change(client: TestClient) -> None:
         assert ws.receive_json()["version"] == 0
         client.post(f"/api/matches/{mid}/actions", json={"action": "roll red S"})
         assert ws.receive_json()["version"] == 1
-        client.post(f"/api/matches/{mid}/undo", json={})
+        client.post(f"/api/matches/{mid}/undo", json={"version": 1})
         assert ws.receive_json()["version"] == 2
 
 

@@ -130,8 +130,10 @@ def test_undo_back_to_an_earlier_move(client: TestClient) -> None:
     view = client.post(f"/api/matches/{mid}/undo", json={"to": 1, "version": 3}).json()
     assert [e["kind"] for e in view["entries"][3:]] == ["undo", "undo"]
     assert view["state"]["dice"] == ["red", "SM"] and view["live"] == [0]
-    r = client.post(f"/api/matches/{mid}/undo", json={"to": 2})
+    r = client.post(f"/api/matches/{mid}/undo", json={"to": 2, "version": 5})
     assert r.status_code == 422 and r.json()["code"] == "undo/not_live"
+    r = client.post(f"/api/matches/{mid}/undo", json={"to": 0})  # not without the version
+    assert r.status_code == 422 and r.json()["code"] == "request/invalid"
 
 
 def test_the_next_reading_is_compared_with_the_correction(tmp_path: Path) -> None:

@@ -78,5 +78,6 @@ def test_an_oversized_upload_is_refused_before_it_is_read(
     from device.web.routes import enrolment as route
 
     monkeypatch.setattr(route, "MAX_PHOTO_BYTES", 1000)
-    r = client.post("/api/enrolment/d/1", content=photo(4, 0.0))
+    r = client.post("/api/enrolment/d/1", content=photo(4, 0.0),
+                    headers={"content-type": "image/jpeg"})
     assert r.status_code == 413 and "limit" in r.json()["message"]

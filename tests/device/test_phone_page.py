@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Any
 
-from phone import browser_fixtures, require_browser
+from phone import browser_fixtures, require_browser, wait_until
 
 served, server, page = browser_fixtures(require_browser())
 
@@ -87,8 +87,8 @@ def test_demo_table_live_question_and_undo(server: tuple[str, Any], page: Any) -
         page.wait_for_selector("#matches li:has-text('Demo table')")
         page.locator("#matches li", has_text="Demo table").first.click()
         page.wait_for_selector("#m-title:has-text('IceDice')")
-        page.wait_for_function("Number(document.querySelector('#m-title').dataset.version) >= 3",
-                               timeout=60_000)  # the state changes live
+        wait_until(page, "Number(document.querySelector('#m-title').dataset.version) >= 3",
+                   timeout=60)  # the state changes live
         # the live view shows the table as the camera last read it
         page.wait_for_selector("#m-live-box:not([hidden])", timeout=30_000)
         assert page.evaluate("document.querySelector('#m-live').naturalWidth") >= 320
@@ -173,7 +173,7 @@ def test_correct_a_die_after_a_demo_roll(server: tuple[str, Any], page: Any) -> 
     row = page.locator(f"#m-log li.live[data-seq='{first['seq']}']")
     row.click()
     row.get_by_role("button", name="Undo back to here").click()
-    page.wait_for_function(f"state.view.version > {view['version']}")
+    wait_until(page, f"state.view.version > {view['version']}")
     after = service.view(mid)
     assert after["live"] == [] and after["state"]["dice"] is None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from phone import browser_fixtures, require_browser
+from phone import browser_fixtures, require_browser, wait_until
 
 served, server, page = browser_fixtures(require_browser())
 
@@ -59,7 +59,7 @@ def test_replay_a_match_to_its_end_and_back(server: tuple[str, Any], page: Any) 
     page.locator("#r-slider").evaluate(
         f"(s) => {{ s.value = {steps - 1}; s.dispatchEvent(new Event('input')); }}")
     page.wait_for_selector(f"#r-step:has-text('{steps - 1} / {steps}')")
-    page.wait_for_function(f"location.hash.endsWith('/{steps - 1}')")
+    wait_until(page, f"location.hash.endsWith('/{steps - 1}')")
     page.get_by_role("button", name="last entry").click()
     page.wait_for_selector("#r-outcome:has-text('win')")
     with page.expect_download() as download:  # the play, for BG Stats on the same phone

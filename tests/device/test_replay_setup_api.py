@@ -36,7 +36,8 @@ def played(client: TestClient, game: str = "icedice", seed: int = 4) -> tuple[st
         state = rules.apply(state, action)[0]
         texts.append(action.to_str())
         if len(texts) == 3:
-            client.post(f"/api/matches/{mid}/undo", json={})
+            client.post(f"/api/matches/{mid}/undo",
+                        json={"version": client.get(f"/api/matches/{mid}").json()["version"]})
             client.post(f"/api/matches/{mid}/actions", json={"action": action.to_str()})
     return mid, texts
 
@@ -86,9 +87,10 @@ def test_names_are_logged_and_shown(client: TestClient) -> None:
     assert view["names"] == ["Ann", "Bob", "Cy"]
     assert view["entries"][-1] == {"seq": 1, "kind": "note", "text": "players: Ann, Bob, Cy",
                                    "source": "phone", "data": {"names": ["Ann", "Bob", "Cy"]}}
-    for body, code in [({"names": ["a", "b", "c", "d"]}, "names/invalid"),
-                       ({"names": ["x" * 30]}, "names/invalid"),
-                       ({"names": "Ann"}, "request/invalid"),
+    for body, code in [({"names": ["a", "b", "c", "d"], "version": 2}, "names/invalid"),
+                       ({"names": ["x" * 30], "version": 2}, "names/invalid"),
+                       ({"names": "Ann", "version": 2}, "request/invalid"),
+                       ({"names": ["Ann"]}, "request/invalid"),  # renames need the version
                        ({"names": ["Ann"], "version": 0}, "action/stale_state_id")]:
         r = client.put(f"/api/matches/{mid}/names", json=body)
         assert r.status_code in (409, 422) and r.json()["code"] == code, r.text

@@ -22,8 +22,13 @@ MAX_PHOTO_BYTES = 25_000_000
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut, "description": "the server has no profile to enrol into"},
-    413: {"model": ErrorOut, "description": "the photo is too large"},
     422: {"model": ErrorOut, "description": "not a usable photo, or a bad name"},
+}
+UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = ERRORS | {
+    413: {"model": ErrorOut, "description": "the photo is too large"},
+    415: {"model": ErrorOut, "description": "the body is not sent as an image (image/jpeg, "
+                                            "image/png...)"},
+    429: {"model": ErrorOut, "description": "too many photos from this device"},
 }
 
 
@@ -31,8 +36,10 @@ def _enroller(request: Request) -> Enroller:
     enroller: Enroller | None = request.app.state.enroller
     if enroller is None:
         raise ServiceError(404, "enrolment/no_profile",
-                           "this server has no calibration profile to store dice in: start "
-                           "it with --profile FILE")
+                           "this server was started without a profile, so taught dice have "
+                           "nowhere to go: start it with `dicetable serve --profile "
+                           "dicetable-profile.toml` (the file `dicetable calibrate` writes; "
+                           "it is created if missing)")
     return enroller
 
 
@@ -46,7 +53,8 @@ def list_enrolled(request: Request) -> dict[str, Any]:
         raise ServiceError(422, "enrolment/profile", str(exc)) from None
 
 
-@router.post("/{die}/{face}", status_code=201, operation_id="enrol_photo", responses=ERRORS,
+@router.post("/{die}/{face}", status_code=201, operation_id="enrol_photo",
+             responses=UPLOAD_ERRORS,
              openapi_extra={"requestBody": {"required": True, "content": {
                  "image/*": {"schema": {"type": "string", "format": "binary"}}}}})
 async def enrol_photo(die: str, face: str, request: Request,
@@ -54,6 +62,16 @@ async def enrol_photo(die: str, face: str, request: Request,
                           description="a catalogued type whose other faces the die keeps "
                                       "(d6 for a skull on the 1)")] = None) -> dict[str, Any]:
     enroller = _enroller(request)
+    # An image type, as a phone's file input sends: a page on another site can post
+    # text/plain to any address without asking, but not image/jpeg (the browser asks the
+    # server first, and this one does not allow it).
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not kind.startswith("image/"):
+        raise ServiceError(415, "enrolment/not_an_image",
+                           f"send the photo as an image (Content-Type image/jpeg, image/png"
+                           f"...), not {kind or 'no type'}")
+    client = request.client.host if request.client else "?"
+    request.app.state.limits["uploads"].check(client, "photos")
     size = request.headers.get("content-length")
     if size is not None and size.isdigit() and int(size) > MAX_PHOTO_BYTES:
         raise ServiceError(413, "enrolment/too_large",

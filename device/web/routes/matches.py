@@ -7,7 +7,8 @@ import asyncio
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, Query, Response, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Header, Path, Query, Request, Response, WebSocket
+from starlette.websockets import WebSocketDisconnect
 
 from device.web.deps import HubDep, ServiceDep
 from device.web.schemas import (
@@ -24,6 +25,13 @@ from device.web.schemas import (
 from device.web.service import ServiceError
 from engine import Match
 
+MAX_WATCHERS = 32
+"""Live WebSocket clients per match: a table and its spectators, with room to spare. Each
+holds a queue of views; without a bound one client could open thousands."""
+
+SEQ = Annotated[int, Path(ge=0, le=2**63 - 1, description="an entry's position in the log")]
+"""A position in the log: SQLite's integers end at 2^63 - 1 (a larger one was a 500)."""
+
 router = APIRouter(prefix="/api/matches", tags=["matches"])
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -38,8 +46,11 @@ def list_matches(service: ServiceDep) -> list[dict[str, Any]]:
     return [m.to_dict() for m in service.store.matches()]
 
 
-@router.post("", status_code=201, operation_id="create_match", responses=ERRORS)
-def create_match(body: MatchIn, service: ServiceDep) -> Created:
+@router.post("", status_code=201, operation_id="create_match", responses=ERRORS | {
+    429: {"model": ErrorOut, "description": "too many new matches from this device"}})
+def create_match(body: MatchIn, service: ServiceDep, request: Request) -> Created:
+    client = request.client.host if request.client else "?"
+    request.app.state.limits["matches"].check(client, "new matches")
     return Created(id=service.create(body.game, body.players, body.options, body.setup,
                                      body.seed, body.title, body.names,
                                      body.seats))
@@ -101,7 +112,7 @@ def replay(match_id: str, service: ServiceDep) -> dict[str, Any]:
 
 
 @router.get("/{match_id}/replay/{step}", operation_id="get_replay_step", responses=ERRORS)
-def replay_step(match_id: str, step: int, service: ServiceDep) -> dict[str, Any]:
+def replay_step(match_id: str, step: SEQ, service: ServiceDep) -> dict[str, Any]:
     """The table, scores and turn after the first ``step`` entries, replayed by the rules."""
     return service.replay_step(match_id, step)
 
@@ -148,7 +159,7 @@ def live_picture(match_id: str, service: ServiceDep,
 
 @router.get("/{match_id}/evidence/{seq}", operation_id="get_evidence", responses=ERRORS,
             response_class=Response)
-def evidence(match_id: str, seq: int, service: ServiceDep) -> Response:
+def evidence(match_id: str, seq: SEQ, service: ServiceDep) -> Response:
     service.view(match_id)  # 404 for an unknown match
     jpeg = service.store.thumbnail(match_id, seq)
     if jpeg is None:
@@ -164,18 +175,25 @@ async def live(websocket: WebSocket, match_id: str, service: ServiceDep, hub: Hu
     except ServiceError as exc:
         await websocket.close(code=4404, reason=exc.message[:120])
         return
-    queue = hub.subscribe(match_id)
+    queue = hub.subscribe(match_id, limit=MAX_WATCHERS)
+    if queue is None:
+        await websocket.close(code=4429, reason=f"{MAX_WATCHERS} phones follow this match "
+                                                "already: try again later")
+        return
     try:
         await websocket.send_json(first)
         while True:
             getter = asyncio.ensure_future(queue.get())
-            closer = asyncio.ensure_future(websocket.receive_text())
+            # The page sends nothing; whatever a client sends, text or binary, is read and
+            # dropped (receive_text() died on a binary frame with KeyError 'text').
+            closer = asyncio.ensure_future(websocket.receive())
             done, pending = await asyncio.wait({getter, closer},
                                                return_when=asyncio.FIRST_COMPLETED)
             for task in pending:
                 task.cancel()
             if closer in done:
-                closer.result()  # raises WebSocketDisconnect when the phone left
+                if closer.result()["type"] == "websocket.disconnect":
+                    break
                 continue
             await websocket.send_json(getter.result())
     except WebSocketDisconnect:

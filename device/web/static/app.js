@@ -3,7 +3,52 @@
 // replay.js, setup.js, enrol.js; table.js draws each game's table.
 "use strict";
 const $ = (sel, root = document) => root.querySelector(sel);
-const state = { matchId: null, view: null, ws: null, games: [], live: null, replay: null };
+const state = { matchId: null, view: null, ws: null, games: [], live: null, replay: null,
+  access: "open" };
+
+// --- the table's key ---------------------------------------------------------------------
+// The players' link carries the table's key (?key=...). The page keeps it in this phone's
+// storage and takes it out of the address bar (a screenshot or a shared link of the page then
+// does not give it away). Without it the server lets this phone watch only.
+const KEY_STORE = "dicetable-key";
+const tableKey = (() => {
+  const params = new URLSearchParams(location.search);
+  const given = params.get("key");
+  if (given) {
+    try { localStorage.setItem(KEY_STORE, given); } catch (e) { /* private browsing: this page only */ }
+    params.delete("key");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+    return given;
+  }
+  try { return localStorage.getItem(KEY_STORE); } catch (e) { return null; }
+})();
+
+function keyHeaders(headers = {}) { return tableKey ? {...headers, "X-Table-Key": tableKey} : headers; }
+// for what cannot send a header: the live WebSocket and pictures (<img src>)
+function withKey(url) {
+  return tableKey ? `${url}${url.includes("?") ? "&" : "?"}key=${encodeURIComponent(tableKey)}` : url;
+}
+
+// What this phone may do: "open" (no key needed), "players" or "spectator" (watch only: the
+// controls that change the table are hidden).
+async function checkAccess() {
+  let access = "spectator", text = "";
+  try {
+    access = (await api("/api/health")).access || "open";
+    if (access === "spectator") {
+      text = tableKey ? "Watching only: this is not the table's key any more. Scan the players' QR code again to play."
+        : "Watching only. To play, scan the players' QR code shown where the table's server runs.";
+    }
+  } catch (e) {
+    if (e.status === 401 || e.status === 403) text = "This table is private: scan the players' QR code to see it.";
+    else return;  // no connection: the banner says so
+  }
+  state.access = access;
+  document.body.classList.toggle("spectator", access === "spectator");
+  $("#watching").hidden = !text;
+  $("#watching").textContent = text;
+}
 
 // --- the connection ------------------------------------------------------------------------
 const conn = {lost: false, since: 0};
@@ -36,7 +81,8 @@ function retryLater() {
 async function api(path, options = {}) {
   let res;
   try {
-    res = await fetch(path, {headers: {"Content-Type": "application/json"}, ...options});
+    res = await fetch(path, {...options,
+      headers: keyHeaders({"Content-Type": "application/json", ...(options.headers || {})})});
   } catch (e) {  // the network, not the server: the table's computer is off or out of reach
     setConnection(false, "No connection to the table. Check the Wi-Fi; retrying…");
     if (!state.ws) retryLater();
@@ -133,5 +179,5 @@ window.addEventListener("online", () => { if (state.matchId) reconnectNow(); els
 document.addEventListener("DOMContentLoaded", () => {
   $("#new-btn").addEventListener("click", () => { location.hash = "#/new"; });
   $("#enrol-btn").addEventListener("click", () => { location.hash = "#/enrol"; });
-  route().catch((e) => toast(e.message));
+  checkAccess().finally(() => route().catch((e) => toast(e.message)));
 });

@@ -41,7 +41,7 @@ async function enrolPhotos(ev) {
     let res;
     try {
       res = await fetch(`/api/enrolment/${encodeURIComponent(die)}/${encodeURIComponent(face)}${query}`,
-        {method: "POST", headers: {"Content-Type": file.type || "image/jpeg"}, body: file});
+        {method: "POST", headers: keyHeaders({"Content-Type": file.type || "image/jpeg"}), body: file});
     } catch (e) {
       status.textContent = `${file.name}: no connection to the table; ${done} photo(s) sent.`;
       toast(status.textContent);

@@ -21,7 +21,7 @@ async function showMatch(id) {
 // --- live updates --------------------------------------------------------------------------
 function openLive(id, attempt) {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const ws = new WebSocket(`${proto}://${location.host}/api/matches/${id}/live`);
+  const ws = new WebSocket(withKey(`${proto}://${location.host}/api/matches/${id}/live`));
   const live = state.ws = {socket: ws, id, attempt, timer: null};
   ws.onopen = () => { live.attempt = 0; setConnection(true); };
   ws.onmessage = (msg) => render(JSON.parse(msg.data));
@@ -64,7 +64,7 @@ function pollPicture(id) {
     let wait = 2000;
     if (!document.hidden) {
       try {
-        const headers = live.etag ? {"If-None-Match": live.etag} : {};
+        const headers = keyHeaders(live.etag ? {"If-None-Match": live.etag} : {});
         const res = await fetch(`/api/matches/${id}/live.jpg`, {headers, cache: "no-store"});
         if (res.status === 200 && state.live === live) {
           live.etag = res.headers.get("ETag");
@@ -175,7 +175,7 @@ function renderCamera(view, changed) {
     return el("div", {class: "read-action"}, ...words.flatMap((w) => [w, " "]), conf);
   });
   const img = el("img", {class: "evidence", alt: "the table when the camera read this move",
-    src: `/api/matches/${view.id}/evidence/${last.evidence}`});
+    src: withKey(`/api/matches/${view.id}/evidence/${last.evidence}`)});
   img.addEventListener("error", () => img.remove());
   img.addEventListener("click", () => img.classList.toggle("big"));
   box.replaceChildren(el("h2", {}, "The camera read"), img, ...lines,

@@ -61,7 +61,7 @@ function drawStep(r, view) {
       el("small", {}, ` — ${entry.source}${conf}`));
     if (info.evidence) {
       const img = el("img", {class: "evidence", alt: "the table when the camera read this move",
-        src: `/api/matches/${r.id}/evidence/${entry.seq}`});
+        src: withKey(`/api/matches/${r.id}/evidence/${entry.seq}`)});
       img.addEventListener("click", () => img.classList.toggle("big"));
       box.append(img);
     }

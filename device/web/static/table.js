@@ -113,8 +113,8 @@ function pyradiceTable(view) {
   const quarry = el("div", {class: "quarry"});
   s.quarry.layers.forEach((dims, k) => {
     const [rows, cols] = dims.split("x").map(Number);
-    const grid = el("div", {class: "grid", style: `grid-template-columns: repeat(${cols}, 1.9rem)`},
-      ...s.quarry.dice[k].map(pyradiceDie));
+    const grid = el("div", {class: "grid"}, ...s.quarry.dice[k].map(pyradiceDie));
+    grid.style.gridTemplateColumns = `repeat(${cols}, 1.9rem)`;  // CSSOM: the CSP allows no style attribute
     quarry.prepend(el("div", {class: "layer"}, el("small", {}, `layer ${k + 1}`), grid));
   });
   out.push(section("Quarry", quarry));
