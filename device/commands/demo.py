@@ -13,6 +13,7 @@ import json
 import threading
 from typing import Any
 
+from device.commands.serve import access_from, add_access_options, announce
 from device.errors import UserError
 
 
@@ -26,6 +27,7 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (8000)")
+    add_access_options(p)
     p.add_argument("--observer", choices=("noise", "real"), default="noise",
                    help="noise (default): abstract frames and a noise model on the true "
                         "table, light enough for real time; real: rendered frames read by the "
@@ -65,16 +67,17 @@ def run(args: argparse.Namespace) -> int:
 
     from device.web import create_app
 
+    access = access_from(args)
     demo = DemoTable(service, game.info.name, args.players, args.seed, speed=args.speed,
                      params=params)
     stop = threading.Event()
     thread = threading.Thread(target=demo.run, args=(stop,), name="demo-table", daemon=True)
-    app = create_app(service.store, service=service,
+    app = create_app(service.store, service=service, access=access,
                      status=lambda: {"camera": "simulated table",
                                      "model": OBSERVER_TEXT[args.observer],
                                      "match": demo.match_id})
     thread.start()
-    print(f"dicetable demo: open http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+    announce("dicetable demo", args.host, args.port, access)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     except OSError as exc:
