@@ -68,10 +68,22 @@ class GameInfo:
     name: str
     title: str
     min_players: int
-    max_players: int
+    max_players: int | None
+    """the most players the rules allow; None when they set no limit (IceDice)"""
     rules_source: str
     aliases: tuple[str, ...] = ()
     options: tuple[Option, ...] = ()
+
+    def seats(self, players: int) -> bool:
+        """Whether the rules allow this many players."""
+        return self.min_players <= players and (self.max_players is None
+                                                or players <= self.max_players)
+
+    def players_text(self) -> str:
+        """The player counts the rules allow, for people: ``2-4``, ``2 or more``."""
+        if self.max_players is None:
+            return f"{self.min_players} or more"
+        return f"{self.min_players}-{self.max_players}"
 
     def option(self, name: str) -> Option:
         for opt in self.options:

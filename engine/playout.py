@@ -79,8 +79,8 @@ def run_playouts(game: Game[Any, Any], matches: int, seed: int = 0, *,
                  players: int | None = None, check_candidates: bool = False) -> PlayoutStats:
     """``matches`` seeded playouts, player counts cycling over the game's range."""
     stats = PlayoutStats(game.info.name)
-    counts = [players] if players else list(range(game.info.min_players,
-                                                  min(game.info.max_players, 5) + 1))
+    top = min(game.info.max_players or 5, 5)  # no limit (IceDice): up to 5 as the others
+    counts = [players] if players else list(range(game.info.min_players, top + 1))
     start = time.perf_counter()
     for i in range(matches):
         match = playout(game, counts[i % len(counts)], seed + i,

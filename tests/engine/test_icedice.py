@@ -60,8 +60,23 @@ def test_extra_stash_per_extra_player() -> None:
     """icedice.players: 'You will need to add an extra Rainbow Stash for each player who wishes to
     join.'"""
     assert len(new(3).bank) == 45 and len(new(4).bank) == 60
-    with pytest.raises(InvalidStateError, match="2 to 6 players"):
-        GAME.new_state(1)
+    for players in (7, 12):
+        s = new(players)
+        assert len(s.bank) == 15 * players and len(s.vaults) == players
+        assert all(s.bank.count((c, z)) == players for c in s.colours for z in "SML")
+
+
+def test_no_player_limit() -> None:
+    """icedice.number_of_players: 'Number of Players: 2 (although more can play if you have
+    extra pyramids)': two or more, no upper limit (there was a cap at 6)."""
+    assert GAME.info.max_players is None and GAME.info.seats(9)
+    assert not GAME.info.seats(1) and GAME.info.players_text() == "2 or more"
+    s = play(GAME.new_state(7, setup={"first_player": 6}), "roll red S", "take red S", "stop")
+    assert s.current == 0 and s.vaults[6] == (("red", "S"),)
+    assert len(GAME.legal_actions(s)) == 36
+    for bad in (1, 0, True):
+        with pytest.raises(InvalidStateError, match="2 or more players"):
+            GAME.new_state(bad)  # type: ignore[arg-type]
 
 
 def test_whoever_holds_the_dice_goes_first() -> None:
@@ -186,12 +201,25 @@ def test_a_choice_may_require_stealing() -> None:
 
 
 def test_faq_never_steal_a_piece_the_bank_holds() -> None:
-    """icedice.steal_faq: Official FAQ: 'if the rolled piece is in the Bank you must take it from
-    the Bank'."""
+    """icedice.steal_faq: 'If the rolled piece is in the Bank it is taken from the Bank (both
+    readings agree).' (shared/data/games/README.md: the rule text and the FAQ reading)"""
     s = with_vaults(new(), [], ["green L"])
     s = play(s, "roll green L")
     assert legal(s) == ["take green L"]
     assert rule_of(s, "steal green L from P2") == "icedice.steal_faq"
+
+
+def test_steal_option_says_the_rule_text_is_the_default() -> None:
+    """icedice.steal: 'If the piece you rolled is not in the Bank, you must steal it from an
+    opponent's Vault.' is the default; the FAQ reading (steal only on a choice) is a named
+    option whose doc says it is UNCERTAIN (shared/data/games/README.md: 'a FAQ reading that
+    could not be re-checked')."""
+    opt = GAME.info.option("steal_only_on_choice")
+    assert opt.default is False and opt.provenance.startswith("rule text")
+    assert GAME.rules["icedice.steal"].text in opt.doc
+    assert "UNCERTAIN" in opt.doc and "could not be re-checked" in opt.doc
+    assert "UNCERTAIN" in opt.provenance
+    assert "Official FAQ" not in GAME.rules["icedice.steal_faq"].text  # it is no FAQ quote
 
 
 def test_option_steal_only_on_choice() -> None:

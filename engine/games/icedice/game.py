@@ -54,9 +54,10 @@ class IceDice(Game[IceDiceState, IceDiceAction]):
     def new_state(self, players: int, options: Mapping[str, object] | None = None, *,
                   setup: Mapping[str, Any] | None = None,
                   seed: int | None = None) -> IceDiceState:
-        if not isinstance(players, int) or not 2 <= players <= INFO.max_players:
-            raise InvalidStateError(f"IceDice is for 2 to {INFO.max_players} players, "
-                                    f"not {players!r} ({RULES['icedice.players'].text})")
+        # RULES number_of_players: 2 or more, no limit (one Rainbow Stash per player)
+        if isinstance(players, bool) or not isinstance(players, int) or players < 2:
+            raise InvalidStateError(f"IceDice is for 2 or more players, not {players!r} "
+                                    f"({RULES['icedice.number_of_players'].text})")
         values = INFO.resolve_options(options)
         colours = tuple(f.colour for f in COLOUR_DICE[str(values["colour_die"])] if f.colour)
         first = int((setup or {}).get("first_player", 0))

@@ -20,6 +20,8 @@ def _r(rule_id: str, text: str, source: str = SOURCE) -> Rule:
 
 RULES: dict[str, Rule] = {r.id: r for r in (
     _r("setup", "Stack up all the pyramids in the Bank, sorted by size and color."),
+    _r("number_of_players", "Number of Players: 2 (although more can play if you have extra "
+       "pyramids)"),
     _r("players", "You will need to add an extra Rainbow Stash for each player who wishes "
        "to join the game."),
     _r("first_player", "Whoever is holding the dice goes first."),
@@ -41,8 +43,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
        "Out.)"),
     _r("steal_choice", "If your roll gives you options, it's OK to make a choice that will "
        "require stealing even if the Bank contains the other pyramids you could choose."),
-    _r("steal_faq", "Official FAQ: if the rolled piece is in the Bank you must take it from "
-       "the Bank; you may steal only a piece the Bank does not hold.", FACTS),
+    # Not the FAQ's word (that reading could not be re-checked): the rule text's steal
+    # sentences and the FAQ reading agree on it (shared/data/games/README.md, IceDice).
+    _r("steal_faq", "If the rolled piece is in the Bank it is taken from the Bank (both "
+       "readings agree).", FACTS),
     _r("own_vault", "If your Vault already contains all the pyramids of the size & color "
        "you rolled, you get nothing for that roll, but may roll again."),
     _r("rainbow", "If you collect all 5 colors without Busting Out, you get to move them to "
@@ -50,8 +54,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     _r("goal", "You win by collecting 3 monochrome Trios. (Other pyramids in your Vault are "
        "irrelevant.)"),
     _r("game_over", "The match is over once a player has won.", "engine"),
-    _r("steal_only_on_choice", "Option steal_only_on_choice: stealing is allowed only when "
-       "the roll gave a choice (pair face or wild).", "option:steal_only_on_choice"),
+    _r("steal_only_on_choice", "Option steal_only_on_choice (a FAQ reading, UNCERTAIN): "
+       "stealing is allowed only when the roll gave a choice (pair face or wild).",
+       "option:steal_only_on_choice"),
     _r("unobtainable_bust", "Option unobtainable_roll=bust: a roll whose piece cannot be had "
        "ends the turn as a Bust Out.", "option:unobtainable_roll"),
 )}
@@ -62,10 +67,13 @@ OPTIONS = (
            "the Atom) or 'suits' (later printings: card suits and a star; cyan and purple in "
            "place of blue and black).", "VERIFIED (both editions exist)", ("rainbow", "suits")),
     Option("steal_only_on_choice", False,
-           "The FAQ summary can be read as 'you may steal only when the roll gave a choice'. "
-           "Default false follows the rule text: a rolled piece not in the Bank must be stolen "
-           "whether or not the roll gave a choice; the FAQ limit (never steal a piece the Bank "
-           "holds) applies either way.", "INFERRED"),
+           "Default false is the rule text: 'If the piece you rolled is not in the Bank, you "
+           "must steal it from an opponent's Vault.' - whether or not the roll gave a choice. "
+           "true is a FAQ reading that could not be re-checked (UNCERTAIN): steal only when "
+           "the roll gave a choice (pair face or wild) and the option chosen is not in the "
+           "Bank. Either way a rolled piece that is in the Bank is taken from the Bank (both "
+           "readings agree).",
+           "rule text (default); the FAQ reading is UNCERTAIN (shared/data/games/README.md)"),
     Option("unobtainable_roll", "roll_again",
            "A roll whose piece can be had neither from the Bank nor by stealing. The rule text "
            "covers your own Vault holding them all: 'you get nothing for that roll, but may "
@@ -81,7 +89,7 @@ INFO = GameInfo(
     name="icedice",
     title="IceDice",
     min_players=2,
-    max_players=6,
+    max_players=None,  # RULES number_of_players: no limit, one Rainbow Stash per player
     rules_source=SOURCE,
     aliases=("ice dice", "ice-dice"),
     options=OPTIONS,
