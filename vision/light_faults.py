@@ -39,7 +39,11 @@ def exposure_field(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     slope = float(rng.uniform(0, 0.45))
     gain = 1 + slope * (x * float(np.cos(ang)) + y * float(np.sin(ang)))
     gain = gain - float(rng.uniform(0, 0.35)) * (x * x + y * y) / 2
-    return (gain * float(rng.uniform(0.55, 1.25))).astype(np.float32)
+    if rng.random() < 0.15:  # a torch or a desk lamp: a pool of light, dark beyond it
+        cx, cy = rng.uniform(-0.6, 0.6, 2)
+        r2 = ((x - float(cx)) ** 2 + (y - float(cy)) ** 2) / float(rng.uniform(0.3, 1.2)) ** 2
+        gain = gain * (0.15 + 0.85 * np.exp(-r2)) * 1.3
+    return (gain * float(rng.uniform(0.7, 1.2))).astype(np.float32)
 
 
 def _band(h: int, w: int, rng: np.random.Generator) -> np.ndarray:

@@ -13,7 +13,7 @@ renderer's die shadows do.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -35,6 +35,9 @@ class Stage:
     the tangent of its elevation (the renderer's ``-ldir[:2] / ldir[2]``)."""
     shadow: float = 0.35
     """Darkening under a shadow, 0..1."""
+    keep_out: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    """(N, 4) x0, y0, x1, y1 boxes nothing may be drawn over (the dice, things drawn
+    before): an object that would reach into one is not drawn at all."""
 
     def top_shift(self, centre: np.ndarray, height_px: float) -> np.ndarray:
         """Where a top ``height_px`` above ``centre`` is seen, relative to ``centre``."""
@@ -115,6 +118,8 @@ def stamp(img: np.ndarray, patch: Patch, centre: tuple[float, float], stage: Sta
         roi += (colour - roi) * cover[..., None]
     m = _placed(patch, angle_deg, c + top, origin, zoom)
     a = _warp(patch.alpha, m, size)
+    if touches(np.maximum(cover, a) > 0.25, stage.keep_out, origin):
+        return None
     roi += (_warp(patch.bgr, m, size) - roi) * a[..., None]
     img[y0:y1, x0:x1] = np.clip(roi + 0.5, 0, 255).astype(np.uint8)
     ys, xs = np.nonzero(np.maximum(cover, a) > 0.25)
@@ -122,6 +127,17 @@ def stamp(img: np.ndarray, patch: Patch, centre: tuple[float, float], stage: Sta
         return None
     return np.array([xs.min() + x0, ys.min() + y0, xs.max() + x0 + 1, ys.max() + y0 + 1],
                     np.float64)
+
+
+def touches(mask: np.ndarray, boxes: np.ndarray, origin: np.ndarray) -> bool:
+    """Whether ``mask`` (an ROI whose top-left is ``origin``) is set inside any box."""
+    h, w = mask.shape
+    for x0, y0, x1, y1 in np.asarray(boxes).reshape(-1, 4) - np.tile(origin, 2):
+        if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
+            continue
+        if mask[max(0, int(y0)):int(np.ceil(y1)), max(0, int(x0)):int(np.ceil(x1))].any():
+            return True
+    return False
 
 
 def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:

@@ -86,8 +86,9 @@ def keyboard(img: np.ndarray, centre: tuple[float, float], stage: Stage,
     deck = blank_patch(int((cols + 0.6) * 19.0 / ds), int((rows + 0.6) * 19.0 / ds))
     rounded_rect(deck, 0, 0, deck.alpha.shape[1], deck.alpha.shape[0], 6.0 / ds,
                  _side(body, 0.4))
-    stamp(img, deck, centre, stage, angle_deg=ang, height_mm=6.0, side_bgr=_side(body, 0.3),
-          zoom=dzoom)
+    if stamp(img, deck, centre, stage, angle_deg=ang, height_mm=6.0,
+             side_bgr=_side(body, 0.3), zoom=dzoom) is None:
+        return _boxes([])  # no room for the keyboard: no keys floating on the table
     rot = np.deg2rad(-ang)  # getRotationMatrix2D turns counter-clockwise on screen
     ux, uy = np.array([np.cos(rot), np.sin(rot)]), np.array([-np.sin(rot), np.cos(rot)])
     found = []

@@ -23,6 +23,7 @@ from vision.lookalike_stamp import (
     new_mask,
     rounded,
     stamp,
+    touches,
 )
 
 logger = logging.getLogger(__name__)
@@ -163,6 +164,8 @@ def furniture_leg(img: np.ndarray, at: tuple[float, float], inward: np.ndarray,
     cv2.fillPoly(leg_mask, [np.round((quad - [x0, y0]) * 16).astype(np.int32)], 255,
                  cv2.LINE_AA, shift=4)
     leg = cover(leg_mask)
+    if touches(leg > 0.25, stage.keep_out, np.array([x0, y0], np.float64)):
+        return np.zeros((0, 4))
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     across = ((xx - base[0]) * perp[0] + (yy - base[1]) * perp[1]) / np.maximum(
         1.0, width / 2 * (1 + ((xx - base[0]) * radial[0] + (yy - base[1]) * radial[1]) /

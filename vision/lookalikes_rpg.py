@@ -145,11 +145,11 @@ def rpg_dice(img: np.ndarray, centre: tuple[float, float], stage: Stage,
     px = stage.mm_per_px  # image px, for placing
     zoom, s = detail(26.0, px)  # patch px, for drawing
     found = []
-    for _ in range(int(rng.integers(1, 6))):
+    for _ in range(int(rng.integers(1, 9))):  # a handful, or a pile round the d6
         kind = str(rng.choice(["d4", "d8", "d10", "d12", "d20", "d20"]))
         size = rng.uniform(16.0, 26.0) / s
         patch, side = rpg_patch(kind, size, rng)
-        at = (centre[0] + rng.normal(0, 30 / px), centre[1] + rng.normal(0, 30 / px))
+        at = (centre[0] + rng.normal(0, 22 / px), centre[1] + rng.normal(0, 22 / px))
         found.append(stamp(img, patch, at, stage, angle_deg=rng.uniform(0, 360),
                            height_mm=size * s * 0.7, side_bgr=side, zoom=zoom))
     return np.array([b for b in found if b is not None], np.float64).reshape(-1, 4)

@@ -72,7 +72,7 @@ def _hex_bumps(h: int, w: int, pitch: float, stretch: float, wobble: float,
     for ang in (np.pi / 3, 2 * np.pi / 3):
         total += np.cos(k * (xs * float(np.cos(ang)) + ys * float(np.sin(ang))))
     bump = np.clip((total + 1.5) / 4.5, 0, 1)
-    return bump * np.clip(0.8 + 0.3 * smooth(h, w, pitch * 0.9, rng), 0.3, 1.3)
+    return bump * np.clip(0.8 + 0.35 * smooth(h, w, pitch * 0.8, rng), 0.3, 1.3)
 
 
 def _pile(h: int, w: int, mm_per_px: float, pitch_mm: float, rows: bool,
@@ -83,7 +83,7 @@ def _pile(h: int, w: int, mm_per_px: float, pitch_mm: float, rows: bool,
     if pitch < 3.0:  # tufts finer than the pixels: only their noise survives
         tone = 0.6 + 0.18 * grain(h, w, rng, 0.6)
     else:
-        bump = _hex_bumps(h, w, pitch, 1.25 if rows else 1.0, 0.12 if rows else 0.3, rng)
+        bump = _hex_bumps(h, w, pitch, 1.25 if rows else 1.0, 0.12 if rows else 0.45, rng)
         tone = 0.3 + 0.62 * bump ** (0.6 if rows else 0.9)
         tone *= 1 + 0.2 * grain(h, w, rng, max(0.5, 0.12 / mm_per_px))
     size = max(1.0, 1.0 / mm_per_px)

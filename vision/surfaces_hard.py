@@ -51,16 +51,27 @@ def _wood_tone(h: int, w: int, mm_per_px: float, rng: np.random.Generator,
     or (h, 1)) shifts the rings, so planks cut from the same field do not line up.
     """
     y, _ = axes_px(h, w)
-    ring = rng.uniform(1.5, 7.0) / mm_per_px
-    bend = 2.5 * streaks(h, w, 220 / mm_per_px, 40 / mm_per_px, rng) + 0.6 * streaks(
-        h, w, 70 / mm_per_px, 10 / mm_per_px, rng)
-    d = y / ring + bend + offset
+    ring_mm = rng.uniform(1.5, 7.0)
+    # Rings bend by millimetres, not by rings: a close view of fine grain stays straight.
+    bend_mm = rng.uniform(3, 15) * streaks(h, w, 220 / mm_per_px, 40 / mm_per_px, rng) + \
+        rng.uniform(0.5, 3) * streaks(h, w, 70 / mm_per_px, 10 / mm_per_px, rng)
+    d = y * (mm_per_px / ring_mm) + bend_mm / ring_mm + offset
     frac = d - np.floor(d)
     late = frac ** rng.uniform(3.0, 9.0)
     pores = streaks(h, w, rng.uniform(6, 25) / mm_per_px, max(1.0, 0.35 / mm_per_px), rng)
     broad = streaks(h, w, 300 / mm_per_px, 25 / mm_per_px, rng)
     tone = 0.62 - rng.uniform(0.15, 0.4) * late + 0.05 * pores + 0.07 * broad
-    return tone + 0.03 * grain(h, w, rng)
+    return tone + 0.03 * grain(h, w, rng) + _fibre_lines(h, w, mm_per_px, rng, 0.1)
+
+
+def _fibre_lines(h: int, w: int, mm_per_px: float, rng: np.random.Generator, strength: float
+                 ) -> np.ndarray:
+    """Sparse crisp lines along the grain, dark and light: the open pores and rays a close
+    view of real wood (or its print) is full of."""
+    across = max(1.0, 0.25 / mm_per_px)
+    dark = smoothstep(1.0, 1.5, streaks(h, w, rng.uniform(10, 40) / mm_per_px, across, rng))
+    light = smoothstep(1.0, 1.5, streaks(h, w, rng.uniform(10, 40) / mm_per_px, across, rng))
+    return strength * (0.5 * light - dark)
 
 
 def _glare(h: int, w: int, mm_per_px: float, rng: np.random.Generator) -> np.ndarray:
@@ -137,9 +148,10 @@ def vinyl_floor(h: int, w: int, mm_per_px: float, rng: np.random.Generator) -> n
     offsets = rng.uniform(0, 50, n).astype(np.float32)
     tone = 0.5 + 0.5 * (_wood_tone(h, w, mm_per_px, rng, offsets[plank]) - 0.5)
     # The print: many thin streaks of varying darkness, like brushed weathered wood.
-    fine = streaks(h, w, rng.uniform(30, 90) / mm_per_px, max(1.0, 0.8 / mm_per_px), rng)
-    tone += 0.09 * fine - 0.12 * np.clip(streaks(h, w, 150 / mm_per_px, 3 / mm_per_px, rng)
+    fine = streaks(h, w, rng.uniform(30, 90) / mm_per_px, max(1.0, 0.4 / mm_per_px), rng)
+    tone += 0.07 * fine - 0.12 * np.clip(streaks(h, w, 150 / mm_per_px, 3 / mm_per_px, rng)
                                          - 0.6, 0, None)
+    tone += _fibre_lines(h, w, mm_per_px, rng, 0.15)
     tone *= rng.uniform(0.9, 1.1, n).astype(np.float32)[plank]
     tone = tone * (1 - 0.45 * seam) * soft_light(h, w, mm_per_px, rng, 0.08)
     grey = scaled((128.0, 128.0, 131.0), rng.uniform(0.8, 1.15))
@@ -348,4 +360,26 @@ def circuit_board(h: int, w: int, mm_per_px: float, rng: np.random.Generator) ->
         img = np.clip(out, 0, 255).astype(np.uint8)
     _pcb_traces(img, mm_per_px, scaled(mask, 1.2), rng)
     _pcb_parts(img, mm_per_px, rng)
+    _wires(img, mm_per_px, rng)
     return img
+
+
+_WIRE_COLOURS: tuple[BGR, ...] = ((40.0, 40.0, 200.0), (60.0, 160.0, 40.0), (190.0, 90.0, 30.0),
+                                  (40.0, 210.0, 230.0), (230.0, 230.0, 230.0), (30.0, 30.0, 30.0))
+
+
+def _wires(img: np.ndarray, mm_per_px: float, rng: np.random.Generator) -> None:
+    """Loose insulated wires across the board: curves with a lit ridge (in place)."""
+    h, w = img.shape[:2]
+    width = max(2, int(rng.uniform(1.2, 2.2) / mm_per_px))
+    for _ in range(int(rng.integers(0, 8))):
+        ends = rng.uniform(-0.1, 1.1, (4, 2)) * (w, h)
+        t = np.linspace(0, 1, 40)[:, None]
+        curve = ((1 - t) ** 3 * ends[0] + 3 * (1 - t) ** 2 * t * ends[1]
+                 + 3 * (1 - t) * t ** 2 * ends[2] + t ** 3 * ends[3])
+        pts = np.round(curve * 16).astype(np.int32)
+        colour = _WIRE_COLOURS[int(rng.integers(len(_WIRE_COLOURS)))]
+        cv2.polylines(img, [pts], False, scaled(colour, 0.5), width + 2, cv2.LINE_AA, shift=4)
+        cv2.polylines(img, [pts], False, colour, width, cv2.LINE_AA, shift=4)
+        cv2.polylines(img, [pts - 16 * width // 4], False, scaled(colour, 1.5),
+                      max(1, width // 3), cv2.LINE_AA, shift=4)

@@ -180,16 +180,17 @@ def _to_mat_px(p_mm: np.ndarray, mm: float, mat_hw: tuple[int, int]) -> np.ndarr
     return np.asarray(p_mm, np.float64) / mm + (mat_hw[1] / 2, mat_hw[0] / 2)
 
 
-def _clear_of_dice(boxes: np.ndarray, dice_px: np.ndarray, dice_half_px: np.ndarray
-                   ) -> bool:
-    """True when no box reaches into any die's square footprint."""
-    if len(boxes) == 0 or len(dice_px) == 0:
-        return True
-    lo = dice_px - dice_half_px[:, None]
-    hi = dice_px + dice_half_px[:, None]
-    hit = (boxes[:, None, 0] < hi[None, :, 0]) & (boxes[:, None, 2] > lo[None, :, 0]) & \
-        (boxes[:, None, 1] < hi[None, :, 1]) & (boxes[:, None, 3] > lo[None, :, 1])
-    return not bool(hit.any())
+def _dice_keep_out(dice: list[DieSpec], stage: Stage, hw: tuple[int, int]) -> np.ndarray:
+    """(N, 4) mat-pixel boxes round each die, from its base to where its top is seen, with
+    a margin: no look-alike may be drawn there."""
+    out = []
+    for d in dice:
+        c = _to_mat_px((d.x_mm, d.y_mm), stage.mm_per_px, hw)
+        r = 0.9 * d.size_mm / stage.mm_per_px
+        top = c + stage.top_shift(c, d.size_mm / stage.mm_per_px)
+        lo, hi = np.minimum(c, top) - r, np.maximum(c, top) + r
+        out.append([lo[0], lo[1], hi[0], hi[1]])
+    return np.array(out, np.float64).reshape(-1, 4)
 
 
 def _edge_point(rng: np.random.Generator, cam: CameraPose, mm: float,
@@ -210,48 +211,30 @@ def _draw_lookalikes(rng: np.random.Generator, mat: np.ndarray, cam: CameraPose,
                      stage: Stage, dice: list[DieSpec], n_table: int, n_edge: int,
                      kinds: tuple[LookalikeKind, ...], edge_kinds: tuple[LookalikeKind, ...]
                      ) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Draw look-alikes on ``mat`` (in place) clear of every die; their boxes and kinds.
+    """Draw look-alikes on ``mat`` (in place); their boxes (mat px) and kinds.
 
-    Hands, feet and legs at the frame's edge come first, then the groups on the table. A
-    group that would reach onto a die or onto an earlier look-alike is undone (the mat is
-    restored): no look-alike covers a die, and no box is left on a thing drawn over."""
-    mm, hw = stage.mm_per_px, mat.shape[:2]
-    dice_px = np.array([_to_mat_px((d.x_mm, d.y_mm), mm, hw) for d in dice]).reshape(-1, 2)
-    dice_half = np.array([0.9 * d.size_mm / mm for d in dice])
+    Hands, feet and legs at the frame's edge come first, then groups on the table. Every
+    object keeps out of the dice (base to seen top, with a margin) and out of the groups
+    drawn before it, so none covers a die and no box is left on a thing drawn over; an
+    object of a pile may still lie on its neighbour, as real ones do, and next to a die."""
+    hw = mat.shape[:2]
+    keep_out = _dice_keep_out(dice, stage, hw)
     boxes: list[np.ndarray] = []
     names: list[str] = []
     for at_edge in [True] * n_edge + [False] * n_table:
         kind = pick_kind(rng, edge_kinds if at_edge else kinds)
-        before = mat.copy()
+        here = dataclasses.replace(stage, keep_out=np.concatenate(
+            [keep_out, np.array(boxes).reshape(-1, 4)]))
         if at_edge:
-            at, inward = _edge_point(rng, cam, mm, hw)
-            found = kind.draw(mat, tuple(at), inward, stage, rng)
+            at, inward = _edge_point(rng, cam, stage.mm_per_px, hw)
+            found = kind.draw(mat, tuple(at), inward, here, rng)
         else:
             uv = rng.uniform(0.0, 1.0, 2) * (cam.width, cam.height)
-            at = _to_mat_px(cam.pixel_to_table(uv)[0], mm, hw)
-            if len(dice_px) and np.min(np.linalg.norm(dice_px - at, axis=1) - dice_half) < \
-                    0.4 * kind.reach_mm / mm:
-                continue
-            found = kind.draw(mat, (float(at[0]), float(at[1])), stage, rng)
-        if not (_clear_of_dice(found, dice_px, dice_half) and _apart(found, boxes)):
-            mat[:] = before
-            continue
+            at = _to_mat_px(cam.pixel_to_table(uv)[0], stage.mm_per_px, hw)
+            found = kind.draw(mat, (float(at[0]), float(at[1])), here, rng)
         boxes += list(found)
         names += [kind.name] * len(found)
     return np.array(boxes, np.float64).reshape(-1, 4), tuple(names)
-
-
-def _apart(new: np.ndarray, old: list[np.ndarray]) -> bool:
-    """True when no new box overlaps an earlier one by more than a tenth of either."""
-    if len(new) == 0 or not old:
-        return True
-    a, b = np.asarray(new), np.array(old)
-    w = np.clip(np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0],
-                                                                     b[None, :, 0]), 0, None)
-    h = np.clip(np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1],
-                                                                     b[None, :, 1]), 0, None)
-    smaller = np.minimum(_area(a)[:, None], _area(b)[None, :])
-    return not bool((w * h > 0.1 * np.maximum(smaller, 1e-9)).any())
 
 
 def _kinds(kinds: tuple[LookalikeKind, ...], names: tuple[str, ...] | None, eye_mm: float
@@ -301,7 +284,9 @@ def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
     eye_mm = float(cam.extrinsics()[1][2])
     table = _kinds(LOOKALIKE_KINDS, lookalikes, eye_mm)
     edge = _kinds(EDGE_KINDS, lookalikes, eye_mm)
-    n_table = int(rng.integers(n_lookalikes[0], n_lookalikes[1] + 1)) if table else 0
+    # A third of real tables hold nothing but the dice: no look-alikes then.
+    n_table = int(rng.integers(n_lookalikes[0], n_lookalikes[1] + 1)) \
+        if table and rng.random() > 0.3 else n_lookalikes[0]
     n_edge = int(rng.integers(1, 3)) if edge and rng.random() < edge_rate else 0
     boxes, names = _draw_lookalikes(rng, mat, cam, _stage(cam, light, mm, (mh, mw)), dice,
                                     n_table, n_edge, table, edge)
