@@ -33,6 +33,9 @@ from vision.wild_looks import scene_looks
 
 logger = logging.getLogger(__name__)
 
+WILD_SCENES_VERSION = 4
+"""Bumped whenever a seed's wild scene or render changes (any module behind it): key caches
+of rendered wild scenes on it."""
 EDGE_NAMES = frozenset(k.name for k in EDGE_KINDS)
 MAX_MAT_PX = 700_000
 """Most surface pixels drawn for one scene; wider views get a coarser surface."""
