@@ -208,6 +208,21 @@ table's key, where the server has one; all), documented once here rather than on
 route."""
 
 
+def _link(schema: dict[str, Any], op: dict[str, Any]) -> None:
+    """OpenAPI links from a new match (and the games' list) to every operation that takes
+    its id, so that a client (or a fuzzer's stateful phase) knows where ids come from."""
+    params = {p["name"] for p in op.get("parameters", []) if p.get("in") == "path"}
+    sources = {"match_id": ("create_match", "201", "$response.body#/id"),
+               "game": ("list_games", "200", "$response.body#/0/name")}
+    for name in params & set(sources):
+        source, status, value = sources[name]
+        target = next((o for p in schema["paths"].values() for o in p.values()
+                       if o.get("operationId") == source), None)
+        if target is not None and status in target.get("responses", {}):
+            target["responses"][status].setdefault("links", {})[op["operationId"]] = {
+                "operationId": op["operationId"], "parameters": {name: value}}
+
+
 def _openapi(app: FastAPI) -> dict[str, Any]:
     """FastAPI's description plus the responses the middleware and the error handlers give
     (400, 401/403, 405 with Allow, 413), and the table key as a security scheme."""
@@ -239,6 +254,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 responses["405"]["headers"] = {"Allow": {
                     "description": "the methods this path takes", "schema": {"type": "string"}}}
             access: Access = app.state.access
+            _link(schema, op)
             if access.key is not None and ("write" in kinds or access.private):
                 op["security"] = [{"tableKey": []}]
                 for status in ("401", "403"):

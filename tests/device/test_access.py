@@ -137,7 +137,7 @@ def test_match_creation_and_uploads_are_rate_limited(keyed: TestClient) -> None:
 
 def test_uploads_need_an_image_type_and_bombs_are_refused(tmp_path: Path) -> None:
     with TestClient(app_with(tmp_path)) as client:
-        for kind in ("text/plain", "application/x-www-form-urlencoded", None):
+        for kind in ("text/plain", "application/x-www-form-urlencoded", "image/gif", None):
             headers = {"content-type": kind} if kind else {}
             r = client.post("/api/enrolment/d/1", content=b"\xff\xd8 photo", headers=headers)
             assert r.status_code == 415 and r.json()["code"] == "enrolment/not_an_image", kind

@@ -17,6 +17,9 @@ from vision.dietypes import catalogue
 
 router = APIRouter(prefix="/api/enrolment", tags=["enrolment"])
 
+PHOTO_TYPES = ("image/jpeg", "image/png", "image/webp", "image/tiff", "image/bmp")
+"""The photo types read (vision.imageio.FORMATS); the bytes decide, the type must agree."""
+
 MAX_PHOTO_BYTES = 25_000_000
 """A phone's full-size JPEG is 2-12 MB; anything far above is not a photo of a die."""
 
@@ -56,7 +59,8 @@ def list_enrolled(request: Request) -> dict[str, Any]:
 @router.post("/{die}/{face}", status_code=201, operation_id="enrol_photo",
              responses=UPLOAD_ERRORS,
              openapi_extra={"requestBody": {"required": True, "content": {
-                 "image/*": {"schema": {"type": "string", "format": "binary"}}}}})
+                 kind: {"schema": {"type": "string", "format": "binary"}}
+                 for kind in PHOTO_TYPES}}})
 async def enrol_photo(die: str, face: str, request: Request,
                       base: Annotated[str | None, Query(
                           description="a catalogued type whose other faces the die keeps "
@@ -66,10 +70,10 @@ async def enrol_photo(die: str, face: str, request: Request,
     # text/plain to any address without asking, but not image/jpeg (the browser asks the
     # server first, and this one does not allow it).
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if not kind.startswith("image/"):
+    if kind not in (*PHOTO_TYPES, "image/jpg"):
         raise ServiceError(415, "enrolment/not_an_image",
-                           f"send the photo as an image (Content-Type image/jpeg, image/png"
-                           f"...), not {kind or 'no type'}")
+                           f"send the photo as {', '.join(PHOTO_TYPES)}, not "
+                           f"{kind or 'no type'}")
     client = request.client.host if request.client else "?"
     request.app.state.limits["uploads"].check(client, "photos")
     size = request.headers.get("content-length")
