@@ -29,6 +29,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from starlette.datastructures import Headers, QueryParams
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 KEY_HEADER = "X-Table-Key"
@@ -130,8 +131,8 @@ class Guard:
     """ASGI middleware: the table key on every request that needs it, and the security
     headers on every response."""
 
-    def __init__(self, app: ASGIApp, access: Access) -> None:
-        self.app, self.access = app, access
+    def __init__(self, app: ASGIApp, access: Access, routes: list[BaseRoute]) -> None:
+        self.app, self.access, self.routes = app, access, routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -143,7 +144,10 @@ class Guard:
         needs_key = api and (self.access.private
                              or scope.get("method", "GET") not in SAFE_METHODS)
         given = given_key(scope)
-        if needs_key and not self.access.allows(given):
+        # A method no route takes there is the API's 405 (or 404), key or not: nothing
+        # would be written, and a client learns what the path does take.
+        if needs_key and not self.access.allows(given) and any(
+                route.matches(scope)[0] == Match.FULL for route in self.routes):
             status, code, message = _refusal(given)
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 4000 + status,

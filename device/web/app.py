@@ -160,7 +160,8 @@ def create_app(store: Store, *, service: MatchService | None = None,
                       "match is unchanged — please report it")
 
     app.add_middleware(BodyLimit)
-    app.add_middleware(Guard, access=access)  # outermost: a refused request is not read
+    # outermost: a refused request is not read
+    app.add_middleware(Guard, access=access, routes=app.router.routes)
     app.include_router(health.router)
     app.include_router(games.router)
     app.include_router(matches.router)

@@ -63,6 +63,10 @@ def test_every_change_needs_the_key_and_writes_nothing_without_it(
                                       ({"X-Table-Key": "guess-guess"}, 403, "key/wrong")):
             r = keyed.request(method, fill(path, mid), json=body, headers=headers)
             assert (r.status_code, r.json()["code"]) == (status, code), (method, path, r.text)
+    # a method no route takes is the API's 405 with Allow, key or not
+    r = keyed.request("TRACE", "/api/matches")
+    assert r.status_code == 405 and "POST" in r.headers["allow"]
+    assert keyed.delete(f"/api/matches/{mid}").status_code == 405
     assert [m.id for m in keyed.app.state.service.store.matches()] == [mid]
     assert keyed.get(f"/api/matches/{mid}").json()["version"] == 0
     assert not (tmp_path / "profile.toml").exists()
