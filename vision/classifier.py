@@ -15,6 +15,7 @@ import numpy as np
 
 from vision.detections import NUM_FACE_CLASSES
 from vision.onnx_models import CLASSIFIER_FILE, model_path, open_session
+from vision.residual import FaceResidual
 
 logger = logging.getLogger(__name__)
 
@@ -23,6 +24,9 @@ CROP_PX = 48
 #: The crop is this much larger than the die's box, so a slightly-off box still holds the die.
 CROP_MARGIN = 1.15
 NOT_A_DIE = NUM_FACE_CLASSES  # index of the extra class
+#: The output holding the pooled features the last layer reads (what table adaptation,
+#: ``vision.residual``, corrects the logits from); models exported before it have none.
+FEATURES_OUTPUT = "features"
 #: Orientations every crop is read in (0, 90, ... degrees), logits averaged: a face's value
 #: does not change when it turns, and the average is steadier than any one view.
 TURNS = 1
@@ -67,17 +71,41 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class FaceClassifier:
-    """Reads the face of each die crop with the shipped ONNX classifier."""
+    """Reads the face of each die crop with the shipped ONNX classifier.
 
-    def __init__(self, path: str | Path | None = None, turns: int = TURNS) -> None:
+    With ``residual`` (a table's adaptation, :mod:`vision.residual`) every logit is corrected
+    by it; that needs a model with the :data:`FEATURES_OUTPUT` output.
+    """
+
+    def __init__(self, path: str | Path | None = None, turns: int = TURNS,
+                 residual: FaceResidual | None = None) -> None:
         if turns not in (1, 2, 4):
             raise ValueError(f"turns must be 1, 2 or 4, not {turns}")
         self.turns = turns
         self.path = Path(path) if path is not None else model_path(CLASSIFIER_FILE)
         self.session = open_session(self.path)
         self.input_name = self.session.get_inputs()[0].name
+        outputs = [o.name for o in self.session.get_outputs()]
+        self.has_features = FEATURES_OUTPUT in outputs
+        self._outputs = [outputs[0], FEATURES_OUTPUT] if self.has_features else [outputs[0]]
         shape = self.session.get_inputs()[0].shape
         self.crop_px = int(shape[2]) if isinstance(shape[2], int) else CROP_PX
+        self.residual: FaceResidual | None = None
+        if residual is not None:
+            self.adapt(residual)
+
+    def adapt(self, residual: FaceResidual | None) -> None:
+        """Read with this table's correction from now on (None: as shipped)."""
+        if residual is not None:
+            if not self.has_features:
+                raise ValueError(f"{self.path.name} has no {FEATURES_OUTPUT!r} output to "
+                                 "adapt from")
+            width = next(o.shape[-1] for o in self.session.get_outputs()
+                         if o.name == FEATURES_OUTPUT)
+            if isinstance(width, int) and width != residual.features:
+                raise ValueError(f"the adaptation has {residual.features} features, the "
+                                 f"model {width}")
+        self.residual = residual
 
     def preprocess(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
         return crop_dice(image, xyxy, self.crop_px)
@@ -92,10 +120,20 @@ class FaceClassifier:
         return logits.reshape(self.turns, len(crops), -1).mean(axis=0)
 
     def infer_once(self, crops: np.ndarray) -> np.ndarray:
-        """Logits (N, classes) for uint8 crops as they are."""
+        """Logits (N, classes) for uint8 crops as they are (corrected by the residual)."""
+        logits, features = self.infer_features(crops)
+        if self.residual is not None and len(logits):
+            return self.residual.apply(logits, features)
+        return logits
+
+    def infer_features(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The shipped logits (N, classes), uncorrected, and the features (N, F) (F = 0
+        for a model without them)."""
         if len(crops) == 0:
-            return np.zeros((0, NUM_FACE_CLASSES + 1), np.float32)
-        return self.session.run(None, {self.input_name: crops_to_tensor(crops)})[0]
+            return np.zeros((0, NUM_FACE_CLASSES + 1), np.float32), np.zeros((0, 0), np.float32)
+        out = self.session.run(self._outputs, {self.input_name: crops_to_tensor(crops)})
+        features = out[1] if self.has_features else np.zeros((len(crops), 0), np.float32)
+        return out[0], features
 
     @staticmethod
     def postprocess(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

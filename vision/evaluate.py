@@ -3,6 +3,12 @@
 A predicted die matches a labelled one when its centre falls inside the label's box, one
 to one (closest centres first). The metric names are those of DESIGN.md; ``ece`` adds the
 calibration error of the reported value's probability over matched dice.
+
+A folder may list regions to ignore in ``unlabelled.csv`` (``image, kind, x_center_px,
+y_center_px, width_px, height_px``): dice left unlabelled on purpose because their top face
+cannot be read, or d6 with numerals instead of pips. A prediction there counts neither as
+right nor as a box on no die. Rows of kind ``non-d6`` (RPG dice) are not ignored: a d6
+reader must not report them, so a box on one is a box on no die.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import csv
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +28,9 @@ from vision.imageio import load_image
 logger = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+#: The file of regions to ignore, and the kinds in it that are not ignored (see above).
+IGNORE_FILE = "unlabelled.csv"
+NOT_IGNORED_KINDS = frozenset({"non-d6"})
 
 
 class DatasetError(ValueError):
@@ -37,11 +46,27 @@ class Labelled:
     """(M, 4) YOLO boxes: centre x, centre y, width, height, normalised to the image."""
     values: np.ndarray
     """(M,) pip values 1..6."""
+    ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    """(K, 4) regions to ignore: centre x, centre y, width, height in pixels; a width or
+    height of 0 is unknown (then the photo's median labelled die side)."""
 
     def xyxy(self, width: int, height: int) -> np.ndarray:
         """The boxes as (M, 4) x0, y0, x1, y1 pixels of a ``width`` x ``height`` photo."""
         b = self.boxes * np.array([width, height, width, height])
         return np.column_stack([b[:, :2] - b[:, 2:] / 2, b[:, :2] + b[:, 2:] / 2])
+
+    def ignore_xyxy(self, width: int, height: int) -> np.ndarray:
+        """The regions to ignore as (K, 4) pixel corners."""
+        if len(self.ignore) == 0:
+            return np.zeros((0, 4))
+        if len(self.boxes):
+            side = float(np.median(np.maximum(self.boxes[:, 2] * width,
+                                              self.boxes[:, 3] * height)))
+        else:
+            side = 0.05 * max(width, height)
+        c, wh = self.ignore[:, :2], self.ignore[:, 2:].copy()
+        wh[wh <= 0] = side
+        return np.column_stack([c - wh / 2, c + wh / 2])
 
 
 def match(pred_xyxy: np.ndarray, label_xyxy: np.ndarray) -> list[tuple[int, int]]:
@@ -88,14 +113,40 @@ def list_dataset(root: str | Path, split: str | None = None) -> list[Labelled]:
             splits = sorted({r["split_in_source"] for r in rows})
             raise DatasetError(f"no images in split {split!r}; the splits are {splits}")
         names = [n for n in names if n in keep]
+    ignore = read_ignore_regions(root / IGNORE_FILE)
     out = []
     for name in names:
         label = root / "labels" / (Path(name).stem + ".txt")
         rows = np.loadtxt(label, ndmin=2) if label.is_file() and label.stat().st_size else \
             np.zeros((0, 5))
         out.append(Labelled(root / "images" / name, rows[:, 1:5].copy(),
-                            rows[:, 0].astype(np.int64) + 1))
+                            rows[:, 0].astype(np.int64) + 1,
+                            ignore.get(name, np.zeros((0, 4)))))
     return out
+
+
+def read_ignore_regions(path: Path) -> dict[str, np.ndarray]:
+    """Image name -> (K, 4) regions to ignore (centre, size; 0 unknown), from ``path`` if it
+    exists (see the module docstring); DatasetError if malformed."""
+    if not path.is_file():
+        return {}
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise DatasetError(f"cannot read the regions to ignore {path}: {exc}") from None
+    out: dict[str, list[list[float]]] = {}
+    for line, r in enumerate(rows, start=2):
+        if r.get("kind") in NOT_IGNORED_KINDS:
+            continue
+        try:
+            region = [float(r["x_center_px"]), float(r["y_center_px"]),
+                      float(r.get("width_px") or 0), float(r.get("height_px") or 0)]
+        except (KeyError, TypeError, ValueError):
+            raise DatasetError(f"{path} line {line}: x_center_px and y_center_px must be "
+                               "numbers") from None
+        out.setdefault(r.get("image") or "", []).append(region)
+    return {name: np.array(v, np.float64) for name, v in out.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +213,7 @@ def fix_labels(items: Iterable[Labelled], fixes: Iterable[LabelFix]
                                    f"{fix.in_source} in the source, but the folder {have}")
             values[fix.die_index] = fix.seen
             applied += 1
-        out.append(Labelled(item.image, item.boxes, values))
+        out.append(Labelled(item.image, item.boxes, values, item.ignore))
     return out, applied
 
 
@@ -178,8 +229,12 @@ def _calibration_error(conf: np.ndarray, right: np.ndarray, bins: int = 15) -> f
 
 def evaluate(items: Iterable[Labelled], read: Callable[[np.ndarray], Detections],
              progress: Callable[[Iterable], Iterable] = lambda x: x) -> dict:
-    """Run ``read`` on every photo and score it (see the module docstring)."""
-    n_img = n_dice = n_pred = n_match = n_right = n_exact = 0
+    """Run ``read`` on every photo and score it (see the module docstring).
+
+    Besides DESIGN.md's metrics: ``extra`` boxes on no die (matching no labelled die and no
+    region to ignore), ``extra_share`` their share of the boxes not ignored, ``ignored`` the
+    boxes in regions to ignore (not counted in ``precision`` either)."""
+    n_img = n_dice = n_pred = n_match = n_right = n_exact = n_ignored = 0
     times: list[float] = []
     conf_all: list[float] = []
     right_all: list[bool] = []
@@ -191,6 +246,7 @@ def evaluate(items: Iterable[Labelled], read: Callable[[np.ndarray], Detections]
         det = read(img)
         times.append((time.perf_counter() - t) * 1000)
         pairs = match(det.xyxy, labels)
+        ignored = _ignored(det, {p for p, _ in pairs}, item.ignore_xyxy(w, h))
         values, probs = det.value, det.value_probability
         right = [values[p] == item.values[lab] for p, lab in pairs]
         conf_all += [float(probs[p]) for p, _ in pairs]
@@ -198,18 +254,34 @@ def evaluate(items: Iterable[Labelled], read: Callable[[np.ndarray], Detections]
         n_img += 1
         n_dice += len(labels)
         n_pred += len(det)
+        n_ignored += ignored
         n_match += len(pairs)
         n_right += int(sum(right))
-        n_exact += int(sum(right) == len(labels) and len(det) == len(labels))
+        n_exact += int(sum(right) == len(labels) and len(det) - ignored == len(labels))
+    counted = n_pred - n_ignored
     return {
         "images": n_img,
         "dice": n_dice,
         "detected_recall": n_match / n_dice if n_dice else 0.0,
-        "precision": n_match / n_pred if n_pred else 0.0,
+        "precision": n_match / counted if counted else 0.0,
         "value_accuracy": n_right / n_match if n_match else 0.0,
         "read_accuracy": n_right / n_dice if n_dice else 0.0,
         "image_exact": n_exact / n_img if n_img else 0.0,
         "ms_per_image": float(np.mean(times)) if times else 0.0,
         "predicted": n_pred,
         "ece": _calibration_error(np.array(conf_all), np.array(right_all)) if conf_all else 0.0,
+        "extra": counted - n_match,
+        "extra_share": (counted - n_match) / counted if counted else 0.0,
+        "ignored": n_ignored,
     }
+
+
+def _ignored(det: Detections, matched: set[int], regions: np.ndarray) -> int:
+    """How many predictions matching no labelled die have their centre in a region to
+    ignore."""
+    if len(regions) == 0 or len(det) == 0:
+        return 0
+    c = det.center
+    inside = ((c[:, None, 0] >= regions[None, :, 0]) & (c[:, None, 0] <= regions[None, :, 2])
+              & (c[:, None, 1] >= regions[None, :, 1]) & (c[:, None, 1] <= regions[None, :, 3]))
+    return sum(1 for i in np.nonzero(inside.any(axis=1))[0] if int(i) not in matched)

@@ -20,7 +20,13 @@ from vision.cores import use_one_core
 from vision.detections import Detections
 from vision.detector import DiceDetector
 from vision.photometry import normalise_light
-from vision.scales import detect_at_scales, inside_bigger, merge_by_reading, specks
+from vision.scales import (
+    detect_at_scales,
+    detect_pyramid,
+    inside_bigger,
+    merge_by_reading,
+    specks,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -49,12 +55,16 @@ class DiceReader:
     def __init__(self, detector_path: str | Path | None = None,
                  classifier_path: str | Path | None = None,
                  detect_threshold: float = 0.3, turns: int | None = None,
-                 any_scale: bool = True) -> None:
+                 any_scale: bool = True, pyramid: bool = False) -> None:
         """``any_scale``: look for dice of any size (``vision.scales``: close-ups and large
         photos of a whole table); False reads at the main pass's scale only, for callers that
-        know their dice are of its sizes (the live table, from the mat's calibration)."""
+        know their dice are of its sizes (the live table, from the mat's calibration).
+        ``pyramid``: any size by the image pyramid (:func:`vision.scales.detect_pyramid`)
+        rather than by the passes that follow the dice the main pass found."""
         use_one_core()
         self.any_scale = any_scale
+        self.pyramid = pyramid
+        self.die_side: tuple[float, float] | None = None
         self.detector = DiceDetector(detector_path, threshold=detect_threshold)
         self.classifier = FaceClassifier(classifier_path) if turns is None else \
             FaceClassifier(classifier_path, turns=turns)
@@ -69,8 +79,7 @@ class DiceReader:
         if not balanced:
             image = normalise_light(image)
         t = self.timings.add("light", t)
-        found = detect_at_scales(self.detector, image, merge=False) \
-            if self.any_scale else self.detector(image)
+        found = self.candidates(image)
         t = self.timings.add("detect", t)
         if len(found) == 0:
             return found
@@ -94,6 +103,15 @@ class DiceReader:
         body, pip = die_colour_names(crops[keep])
         self.timings.add("colour", t)
         return found[keep].with_faces(faces[keep], body, pip)
+
+    def candidates(self, image: np.ndarray) -> Detections:
+        """The detector's boxes in a light-balanced image, unread and (for any scale)
+        unmerged."""
+        if not self.any_scale:
+            return self.detector(image)
+        if self.pyramid or self.die_side is not None:
+            return detect_pyramid(self.detector, image, self.die_side)
+        return detect_at_scales(self.detector, image, merge=False)
 
     def _second_look(self, crops: np.ndarray, faces: np.ndarray, not_die: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:

@@ -254,6 +254,62 @@ def detect_at_scales(detector: DiceDetector, image: np.ndarray,
     return _merge(parts) if merge else _concat(parts)
 
 
+#: The sides (px at a pass's scale) of the dice a pass of the image pyramid keeps: the
+#: detector's own range (it was trained on dice of about 14-80 px at its input), so that
+#: each die is taken from the pass that sees it at a size the detector knows, whatever its
+#: size in the photo. Neighbouring passes differ by 2x, so the bands overlap.
+BAND = (14.0, 80.0)
+#: The pyramid's coarsest pass, px: a die filling the frame is about 80 px there.
+COARSEST = 128
+
+
+def pyramid_sides(long: int, main: int) -> list[int]:
+    """Longer sides of the pyramid's passes for a photo ``long`` px long: ``main`` times
+    powers of two from :data:`COARSEST` up to the photo's own size (at most
+    :data:`FINEST`), the finest at exactly that size when it lies between two powers. The
+    ``main`` pass always runs, a smaller photo enlarged to it (the detector's home scale)."""
+    top = min(long, FINEST)
+    side = main
+    while side * 2 <= top:
+        side *= 2
+    sides = {top} if top > side else set()
+    while side >= COARSEST:
+        sides.add(side)
+        side //= 2
+    return sorted(sides)
+
+
+def detect_pyramid(detector: DiceDetector, image: np.ndarray,
+                   die_side: tuple[float, float] | None = None,
+                   tile: int | None = TILE) -> Detections:
+    """Dice of any size in ``image``: one detector pass per level of an image pyramid
+    (:func:`pyramid_sides`), each keeping the boxes of :data:`BAND` px at its scale (the
+    coarsest pass any bigger, the finest any smaller), unmerged (the reader merges them once
+    read: :func:`merge_by_reading`).
+
+    Nothing is guessed from what one pass found. ``die_side`` (lo, hi): the dice's longer
+    side as a share of the photo's longer side, when known (a table's adaptation): only the
+    passes that see such dice in their band run, and only such boxes are kept.
+    """
+    long = max(image.shape[:2])
+    sides = pyramid_sides(long, detector.long_side)
+    parts = []
+    for i, side in enumerate(sides):
+        lo = 0.0 if i == len(sides) - 1 else BAND[0]
+        hi = np.inf if i == 0 else BAND[1]
+        if die_side is not None and (die_side[1] * side < lo or die_side[0] * side > hi):
+            continue
+        found = detect_pass(detector, image, side, tile)
+        if not len(found):
+            continue
+        px = _side(found) * side / long
+        keep = (px >= lo) & (px <= hi)
+        if die_side is not None:
+            keep &= (px >= die_side[0] * side) & (px <= die_side[1] * side)
+        parts.append(found[keep])
+    return _concat(parts)
+
+
 def _within(points: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
     """(P, B) bool: point p lies inside box b."""
     return ((points[:, None, 0] >= xyxy[None, :, 0]) & (points[:, None, 0] <= xyxy[None, :, 2])

@@ -18,6 +18,7 @@ COMMANDS: tuple[str, ...] = (
     "playout",
     "read",
     "eval",
+    "adapt",
     "pieces",
     "enrol",
     "bench",

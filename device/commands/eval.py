@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="score against the value seen for dice the source labels wrongly: "
                         "rows image,die_index,pip_value_in_source,pip_value_seen,what "
                         "(e.g. models/real_dice_fixes.csv); labels_fixed counts them")
+    p.add_argument("--adapt", metavar="FILE", type=Path,
+                   help="read with what `dicetable adapt` learnt of this table's dice")
     p.add_argument("--json", action="store_true", help="print the metrics as JSON")
     p.set_defaults(func=run)
 
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     if not items:
         raise UserError(f"no images in {args.dataset / 'images'}")
-    reader = make_reader()
+    reader = make_reader(args.adapt)
     try:
         metrics = evaluate(items, reader.read, progress=_progress)
     except ImageError as exc:

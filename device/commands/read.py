@@ -44,6 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--game", metavar="G",
                    help="the game on the table: each die's type and face (IceDice, "
                         "Quarriors dice), and with --profile its pyramids or card slots")
+    p.add_argument("--adapt", metavar="FILE", type=Path,
+                   help="read with what `dicetable adapt` learnt of this table's dice")
     p.set_defaults(func=run)
 
 
@@ -65,14 +67,24 @@ def dice_json(det: Detections) -> list[dict]:
     return out
 
 
-def make_reader() -> DiceReader:
-    """The dice reader with the shipped models; a missing model is a one-line error."""
+def make_reader(adapt: Path | None = None) -> DiceReader:
+    """The dice reader with the shipped models, adapted to the table of the adaptation file
+    ``adapt`` (``dicetable adapt``) when given; a missing model or a bad file is a one-line
+    error."""
     from vision.reader import DiceReader
 
     try:
-        return DiceReader()
+        reader = DiceReader()
     except ModelNotFoundError as exc:
         raise UserError(str(exc), exit_status=1) from None
+    if adapt is not None:
+        from vision.adapt import AdaptationError, apply_adaptation, load_adaptation
+
+        try:
+            apply_adaptation(reader, load_adaptation(adapt))
+        except AdaptationError as exc:
+            raise UserError(str(exc)) from None
+    return reader
 
 
 def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
@@ -199,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
                 raise UserError(str(exc)) from None
             # a file holding only enrolled dice (enrolled before calibrating): use those
             logger.info("%s holds enrolled dice but no calibration (%s)", args.profile, exc)
-    reader = make_reader()
+    reader = make_reader(args.adapt)
     results = []
     for path in args.images:
         result = read_one(reader, path, args.annotate, profile, _game(args.game), enrolled)

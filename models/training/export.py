@@ -71,3 +71,29 @@ def update_sha256sums(folder: Path, digests: dict[str, str], drop: tuple[str, ..
             if len(ln.split()) == 2 and ln.split()[1] not in drop}
     kept.update(digests)
     path.write_text("".join(f"{h}  {n}\n" for n, h in sorted(kept.items())))
+
+
+def add_features_output(src: Path, dst: Path, name: str = "features") -> None:
+    """A copy of the classifier ``src`` at ``dst`` that also outputs the float features its
+    last linear layer reads (``vision.classifier.FEATURES_OUTPUT``: table adaptation needs
+    them), the same network otherwise.
+
+    The features are the input of the last Gemm (float model) or QGemm (int8 model, behind
+    its QuantizeLinear), with the batch dimension dynamic.
+    """
+    model = onnx.load(str(src))
+    graph = model.graph
+    if any(o.name == name for o in graph.output):
+        raise ValueError(f"{src} already has an output {name!r}")
+    producer = {out: node for node in graph.node for out in node.output}
+    gemms = [n for n in graph.node if n.op_type in ("Gemm", "QGemm")]
+    if not gemms:
+        raise ValueError(f"{src} has no Gemm layer to take features from")
+    tensor = gemms[-1].input[0]
+    if tensor in producer and producer[tensor].op_type == "QuantizeLinear":
+        tensor = producer[tensor].input[0]
+    graph.node.append(onnx.helper.make_node("Identity", [tensor], [name]))
+    graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT,
+                                                           ["n", None]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(dst))

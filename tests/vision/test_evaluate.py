@@ -126,3 +126,41 @@ def test_malformed_label_fixes_are_a_clear_error(tmp_path: Path, text: str | Non
         path.write_text(text)
     with pytest.raises(DatasetError, match=message):
         read_label_fixes(path)
+
+
+def test_regions_to_ignore_count_neither_right_nor_on_no_die(tmp_path: Path) -> None:
+    make_dataset(tmp_path)
+    # the fake reader's extra box [0, 0, 5, 5] lies in a d6 left unlabelled on a.png; an RPG
+    # die (kind non-d6) is no region to ignore, a box on it is a box on no die
+    (tmp_path / "unlabelled.csv").write_text(
+        "image,kind,x_center_px,y_center_px,width_px,height_px,note\n"
+        "a.png,d6-unlabelled,2,2,10,10,blurred\n"
+        "b.png,non-d6,2,2,,,d20\n")
+    items = list_dataset(tmp_path)
+    assert [len(i.ignore) for i in items] == [1, 0]
+    m = evaluate(items, fake_reader([3, 5], extra=True))
+    assert (m["ignored"], m["extra"]) == (1, 1)
+    assert m["extra_share"] == pytest.approx(1 / 5)
+    assert m["precision"] == pytest.approx(4 / 5)
+    assert m["image_exact"] == 0.5  # a.png exact once its extra box is ignored
+
+
+def test_a_region_of_unknown_size_takes_the_photo_s_die_size(tmp_path: Path) -> None:
+    make_dataset(tmp_path)
+    (tmp_path / "unlabelled.csv").write_text(
+        "image,kind,x_center_px,y_center_px,width_px,height_px,note\n"
+        "a.png,numeral-d6,100,100,,,a die with numerals\n")
+    item = list_dataset(tmp_path)[0]
+    w, h = 200, 100
+    box = item.ignore_xyxy(w, h)[0]
+    side = float(np.median(np.maximum(item.boxes[:, 2] * w, item.boxes[:, 3] * h)))
+    assert box.tolist() == pytest.approx([100 - side / 2, 100 - side / 2,
+                                          100 + side / 2, 100 + side / 2])
+
+
+def test_a_malformed_ignore_file_is_a_clear_error(tmp_path: Path) -> None:
+    make_dataset(tmp_path)
+    (tmp_path / "unlabelled.csv").write_text("image,kind,x_center_px,y_center_px\n"
+                                             "a.png,d6-unlabelled,left,2\n")
+    with pytest.raises(DatasetError, match="line 2"):
+        list_dataset(tmp_path)

@@ -20,8 +20,9 @@ def test_shipped_models_load_with_onnxruntime() -> None:
     assert heat.shape == peak.shape == (1, 1, 16, 24) and geom.shape == (1, 4, 16, 24)
     cls = open_session(model_path(CLASSIFIER_FILE))
     assert cls.get_inputs()[0].shape[1:] == [3, CROP_PX, CROP_PX]
-    (logits,) = cls.run(None, {"crops": np.zeros((3, 3, CROP_PX, CROP_PX), np.float32)})
-    assert logits.shape == (3, 9)
+    assert [o.name for o in cls.get_outputs()] == ["logits", "features"]
+    logits, features = cls.run(None, {"crops": np.zeros((3, 3, CROP_PX, CROP_PX), np.float32)})
+    assert logits.shape == (3, 9) and features.shape[0] == 3
     assert isinstance(det, ort.InferenceSession)
     assert det.get_session_options().intra_op_num_threads == 1
 

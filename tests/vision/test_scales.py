@@ -305,3 +305,32 @@ def test_scale_table_counts_a_pip_box_as_read_but_not_as_read_by_a_die_sized_box
     photo = (np.zeros((300, 500, 3), np.uint8), lab, np.array([3, 5]), np.zeros((0, 4)))
     m = scale_table.score(read, iter([photo]))
     assert (m["found"], m["read"], m["read_sized"], m["extra"]) == (1.0, 1.0, 0.5, 0)
+
+
+def test_pyramid_sides_cover_coarse_to_the_photo_s_own_size() -> None:
+    assert scales.pyramid_sides(640, 512) == [128, 256, 512, 640]
+    assert scales.pyramid_sides(512, 512) == [128, 256, 512]
+    assert scales.pyramid_sides(1920, 512) == [128, 256, 512, 1024, 1920]
+    assert scales.pyramid_sides(4032, 512) == [128, 256, 512, 1024, 2048]
+    assert scales.pyramid_sides(300, 512) == [128, 256, 512]
+
+
+def test_each_pyramid_pass_keeps_the_dice_of_its_band() -> None:
+    # A 1920-px photo: a 60-px die (15 px at 512, 31 at 1024) and a 600-px one (40 at 128).
+    small, big = (100.0, 100.0, 160.0, 160.0), (800.0, 200.0, 1400.0, 800.0)
+    det = FakeDetector({side: _boxes(small, big) for side in (128, 256, 512, 1024, 1920)})
+    found = scales.detect_pyramid(det, _photo(1920), tile=None)  # type: ignore[arg-type]
+    assert det.calls == [128, 256, 512, 1024, 1920]
+    sides = sorted(int(s) for s in scales._side(found))
+    # 600 px: 40 at 128, 80 at 256 (the band's edge); 60 px: 15 at 512, 32 at 1024, 60 at 1920
+    assert sides == [60, 60, 60, 600, 600]
+
+
+def test_a_known_die_size_runs_only_the_passes_that_see_it() -> None:
+    small = (100.0, 100.0, 160.0, 160.0)
+    det = FakeDetector({side: _boxes(small) for side in (128, 256, 512, 1024, 1920)})
+    share = 60 / 1920
+    found = scales.detect_pyramid(det, _photo(1920), die_side=(share / 1.5, share * 1.5),
+                                  tile=None)  # type: ignore[arg-type]
+    assert det.calls == [512, 1024, 1920]
+    assert len(found) == 3
