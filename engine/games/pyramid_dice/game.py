@@ -5,8 +5,10 @@ A turn: the ``roll`` (chance), then any god abilities (a re-roll is one action w
 outcome, because the camera sees both at once), then ``take`` one card the dice make, or
 give up (``remove`` a card to the side area; ``pass`` when the pyramid is empty; ``give up``
 in solo play). With the snatch rule on, a ``snatch`` by another player stands for the active
-player giving up. See ``rules.py`` for every rule and option, ``cards.py`` for the
-player-entered card set and layout.
+player giving up; a snatch by a later player than the next names who passed before it (the
+camera cannot see that: reconcile asks). The stall rule's ``end`` needs the last card (option
+stall_cards) to have been out of everyone's reach for about two rounds. See ``rules.py`` for
+every rule and option, ``cards.py`` for the player-entered card set and layout.
 """
 
 from __future__ import annotations
