@@ -71,9 +71,19 @@ def seats(players: int) -> tuple[list[int], list[int]]:
 
 
 # --- the games -------------------------------------------------------------------------------
+ICEDICE_MATS = {2: (480.0, 360.0, 80.0), 4: (600.0, 420.0, 80.0), 6: (720.0, 500.0, 120.0),
+                8: (840.0, 500.0, 120.0)}
+"""IceDice mat (width, height, depth of each players' band) by the most players it seats: a
+Vault per player, half of them on each long side. From 5 players on the bands are deeper,
+so that each Vault has at least the room of the 4-player mat's (about 2 dm²; simulated
+8-player matches on 80 mm bands had pyramids spill over their Vault's edge at every turn)."""
+
+
 def icedice(players: int, base: int) -> Layout:
-    w, h = (480.0, 360.0) if players <= 2 else (600.0, 420.0)
-    far, mid, near = bands(w, h, 80, 80)
+    """The rule text sets no player limit ('2 (although more can play if you have extra
+    pyramids)'); the mats stop at MAX_ICEDICE_MAT players (see there)."""
+    w, h, band = next(size for most, size in sorted(ICEDICE_MATS.items()) if players <= most)
+    far, mid, near = bands(w, h, band, band)
     zones = [Zone(name, label, rect(*r)) for (name, label), r in zip(
         (("bank", "Bank"), ("counter", "Counter"), ("rolling", "Rolling area")),
         split(mid, 3), strict=True)]
@@ -250,18 +260,30 @@ def quarriors(players: int, base: int) -> Layout:
                       "used:<player>. The bag is off the mat.")
 
 
+MAX_ICEDICE_MAT = 8
+"""The most IceDice players a shipped mat seats. Not a rule (the rule text sets no limit):
+the phone's API takes at most 8 players, and a wider mat than 840 mm would leave the
+dice too small in the camera's picture to read."""
+
 GAMES: dict[str, tuple[Callable[[int, int], Layout], tuple[int, ...]]] = {
     "icedice": (icedice, (2, 3, 4)),
     "pyramid_dice": (pyramid_dice, (1, 2, 3, 4, 5)),
     "pyradice": (pyradice, (2, 3, 4)),
     "quarriors": (quarriors, (2, 3, 4)),
 }
+LATER: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("icedice", tuple(range(5, MAX_ICEDICE_MAT + 1))),
+)
+"""Mats added after the first ones: their marker blocks follow all of GAMES', so that no
+earlier mat's marker ids change (printed mats and calibrated profiles rely on them)."""
 
 
 def build_all() -> list[Layout]:
     """Every shipped layout; each mat gets its own block of IDS_PER_MAT marker ids."""
     out, block = [], 0
-    for make, counts in GAMES.values():
+    order = [(make, counts) for make, counts in GAMES.values()]
+    order += [(GAMES[game][0], counts) for game, counts in LATER]
+    for make, counts in order:
         for n in counts:
             out.append(make(n, block * IDS_PER_MAT))
             block += 1

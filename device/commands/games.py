@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for g in listing:
         lo, hi = g["players"]
-        print(f"{g['name']:<14} {g['title']} ({lo}-{hi} players, {g['rules']} rules)")
+        counts = f"{lo}-{hi}" if hi is not None else f"{lo} or more"
+        print(f"{g['name']:<14} {g['title']} ({counts} players, {g['rules']} rules)")
         for o in g["options"]:
             setting = f"{o['name']}={o['default']}"
             print(f"  {setting:<32} [{o['provenance']}]")

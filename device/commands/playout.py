@@ -35,10 +35,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     results = []
     for game in chosen:
-        if args.players is not None and not (
-                game.info.min_players <= args.players <= game.info.max_players):
-            raise UserError(f"{game.info.name} is for {game.info.min_players}-"
-                            f"{game.info.max_players} players, not {args.players}")
+        if args.players is not None and not game.info.seats(args.players):
+            raise UserError(f"{game.info.name} is for {game.info.players_text()} players, "
+                            f"not {args.players}")
         try:
             stats = run_playouts(game, args.matches, args.seed, players=args.players,
                                  check_candidates=True)

@@ -9,6 +9,20 @@ from typing import Any
 from device.errors import UserError
 
 
+def require_mat(game: str, players: int, observer: str) -> None:
+    """The rendered table (observer ``real``) films a shipped printed mat: UserError when
+    there is none for this many players (IceDice has no player limit, its mats stop at 8)."""
+    if observer != "real":
+        return
+    from calibration.layouts import LayoutError, load_layout
+
+    try:
+        load_layout(game, players)
+    except LayoutError as exc:
+        raise UserError(f"{exc}: the rendered camera films a printed mat; use --observer "
+                        "noise for this many players") from None
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "simulate", help="simulated matches through the live pipeline, with figures",
@@ -71,9 +85,10 @@ def run(args: argparse.Namespace) -> int:
         game = get_game(args.game)
     except EngineError as exc:
         raise UserError(str(exc)) from None
-    if not game.info.min_players <= args.players <= game.info.max_players:
-        raise UserError(f"{game.info.name} is for {game.info.min_players}-"
-                        f"{game.info.max_players} players, not {args.players}")
+    if not game.info.seats(args.players):
+        raise UserError(f"{game.info.name} is for {game.info.players_text()} players, not "
+                        f"{args.players}")
+    require_mat(game.info.name, args.players, args.observer)
     params = SimParams(inject_violations=args.inject_violations, misread=args.misread,
                        observer=args.observer)
     try:

@@ -1,5 +1,6 @@
 """Setup on the phone in a real browser: Pyramid Dice cards entered with a mistake then
-started, the Pyradice token sheet, and teaching the reader a die."""
+started, IceDice for seven players, the Pyradice token sheet, and teaching the reader a
+die."""
 
 from __future__ import annotations
 
@@ -51,6 +52,28 @@ def test_pyramid_dice_cards_with_a_mistake_then_start(server: tuple[str, Any],
     assert state["provenance"]["cards"] == "entered by the players"
     assert state["pyramid"]["r1c1"] == apex
     page.wait_for_selector("#m-table .card[data-slot='r1c1']")
+
+
+def test_icedice_for_more_than_six_players(server: tuple[str, Any], page: Any) -> None:
+    """icedice.number_of_players: 'Number of Players: 2 (although more can play if you have
+    extra pyramids)': the form takes as many as the API does (8); a game with a limit keeps
+    its own (Pyramid Dice: 5)."""
+    url, app = server
+    page.goto(url + "/#/new")
+    page.locator("#game-select").select_option("pyramid_dice")
+    players = page.locator("[name=players]")
+    assert players.get_attribute("max") == "5"
+    page.locator("#game-select").select_option("icedice")
+    assert players.get_attribute("max") == "8"
+    players.fill("7")
+    players.dispatch_event("input")
+    assert page.get_by_label("name of player 7").is_visible()
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_selector("#m-title:has-text('IceDice')")
+    assert page.locator("#m-scores th").count() == 7
+    mid = page.evaluate("location.hash").split("/")[-1]
+    state = app.state.service.view(mid)["state"]
+    assert len(state["vaults"]) == 7 and len(state["bank"]) == 7 * 15
 
 
 def test_pyradice_sheet_entry(server: tuple[str, Any], page: Any) -> None:

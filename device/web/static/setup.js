@@ -60,10 +60,13 @@ function renderOptions(game) {
       el("span", {class: "prov"}, o.provenance.split(" ")[0]), typeof o.default === "boolean" ? "" : input);
     box.append(el("div", {class: "option"}, label, el("small", {class: "doc"}, o.doc)));
   }
+  // a game whose rules set no limit (IceDice: players [2, null]) takes as many as the API
+  // does: 8 (device/web/schemas.py, MatchIn.players)
+  const most = game.players[1] ?? 8;
   const players = $("[name=players]");
-  players.min = game.players[0]; players.max = game.players[1];
+  players.min = game.players[0]; players.max = most;
   if (+players.value < game.players[0]) players.value = game.players[0];
-  if (+players.value > game.players[1]) players.value = game.players[1];
+  if (+players.value > most) players.value = most;
 }
 
 function renderNameInputs() {
