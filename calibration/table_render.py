@@ -99,6 +99,15 @@ def _die_face(exp: Expected, rng: np.random.Generator,
     return tname, int(rng.choice(slots))
 
 
+def _palette_name(hex_colour: str) -> str:
+    """The palette's name nearest a ``#rrggbb`` body colour (what the players would say)."""
+    from vision.colours import PALETTE
+    from vision.dietypes import hex_bgr
+
+    bgr = np.array(hex_bgr(hex_colour), np.float64)
+    return min(PALETTE, key=lambda n: float(np.sum((np.array(PALETTE[n]) - bgr) ** 2)))
+
+
 class TableRenderer:
     """Draws one game's table (fixed camera pose, changing light, hands, bumps)."""
 
@@ -339,7 +348,8 @@ class TableRenderer:
         enrol) and for no dice."""
         dice = [e for e, *_ in self.placement.dice]
         if dice and all((e.attr("type") or "d6") == "d6" for e in dice):
-            return ("white",)
+            drawn = self.die_types.get("d6")
+            return ("white",) if drawn is None else (_palette_name(drawn.body),)
         return None
 
     def with_hand(self, image: np.ndarray, reach: float, side: int, seed: int) -> np.ndarray:

@@ -30,6 +30,7 @@ from device.observer_camera import CameraFit
 from device.observer_dice import DICE_ZONES, DiceReading, DieTracker, shared_readers
 from device.observer_pieces import PIECE_ZONES, PiecesReading
 from device.observer_zones import DICE_CELL_MM, DICE_PPM
+from device.table_learning import TableLearner
 from engine.observation import Observation, Observed
 from vision.frame import Frame
 
@@ -61,6 +62,8 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
     """The profile file whose [enrolment] holds the dice the players enrolled (`dicetable
     enrol`, the phone), or None; read again when it changes."""
     tracker: DieTracker = field(default_factory=DieTracker)
+    learner: TableLearner | None = field(default_factory=TableLearner)
+    """What the table learnt of its dice from confirmed moves (None: learn nothing)."""
     timings: dict[str, float] = field(default_factory=dict)
     last_detections: Any = None
     camera_status: str = "ok"
@@ -97,6 +100,15 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
         once, and a card in the side area is then known by its look."""
         self._expected = view
 
+    def learn(self, key: int, view: Any, posterior: float, live: set[int]) -> None:
+        """The rules explained the last reading with ``posterior`` and the match is now in
+        the state of ``view``, its last live entry ``key`` (the runtime tells it after each
+        reading): its dice are labelled by that state and the reader's correction refitted
+        (device.table_learning)."""
+        if self.learner is not None:
+            self.learner.confirm(key, view, posterior)
+            self.learner.refit(live)
+
     def table_outline(self) -> tuple[np.ndarray, tuple[int, int]]:
         """The mat's outline in the image (pixels) and the image size it is given in: the
         settler looks for hands over the table there."""
@@ -131,7 +143,16 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
             # warmer or cooler than the face models trained with, or a quarter of the
             # exposure, cost square-on readings: device.light_faces).
             lit = normalise_light(image)
-            det = self.reader.read(lit, balanced=True)
+            clf = getattr(self.reader, "classifier", None)
+            learnt = self.learner.residual if self.learner is not None else None
+            if learnt is not None and clf is not None and clf.has_features:
+                clf.adapt(learnt)  # the reader is shared by the process's tables
+                try:
+                    det = self.reader.read(lit, balanced=True)
+                finally:
+                    clf.adapt(None)
+            else:
+                det = self.reader.read(lit, balanced=True)
             lap("dice")
             # Only detections in the game's dice zones are dice (card art and pyramids make
             # the detector fire too), and none on a printed marker.

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from device.observer_pieces import PIECES_PPM, _mat
+from device.table_learning import TableLearner, seen_dice
 from engine.observation import Observed
 
 logger = logging.getLogger(__name__)
@@ -104,6 +105,7 @@ class DiceReading:
     _enrolled: tuple[int, dict[str, Any]] | None
     _enrol_reader: Any
     _preparing: threading.Thread | None
+    learner: TableLearner | None
 
     def _enrolled_dice(self) -> dict[str, Any]:
         """The dice the players enrolled in the profile file (``enrolment``), read again
@@ -182,7 +184,16 @@ class DiceReading:
         if not objects or not hasattr(self.reader, "classifier"):
             return objects
         clf = self.reader.classifier
-        _, not_die = clf.postprocess(clf.infer(clf.preprocess(image, det.xyxy)))
+        crops = clf.preprocess(image, det.xyxy)
+        if clf.has_features and self.learner is not None and not self._types():
+            # one pass gives the learner what it needs and the existence score alike
+            logits, features = clf.infer_features(crops)
+            self.learner.seen(seen_dice(objects, features, logits))
+            if self.learner.residual is not None:
+                logits = self.learner.residual.apply(logits, features)
+        else:
+            logits = clf.infer(crops)
+        _, not_die = clf.postprocess(logits)
         out = []
         for o, nd in zip(objects, not_die, strict=True):
             conf = float(np.clip(max(o.confidence, 1.0 - float(nd)), 0.0, MAX_DIE_CONFIDENCE))

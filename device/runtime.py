@@ -141,6 +141,7 @@ class Runtime:
         resolution = reconcile(match.game, match.state, observation, self.params, self.seats)
         t2 = time.perf_counter()
         self._handle(resolution, frame)
+        self._learn(resolution)
         self.settler.accept(frame.lores if frame.lores is not None else frame.image)
         if self.settler.last_small is not None:
             self.hands.settled(self.settler.last_small)
@@ -167,6 +168,17 @@ class Runtime:
 
             image = annotate(image, det)
         return thumbnail(image, width=min(640, image.shape[1]), quality=75)
+
+    def _learn(self, res: Resolution) -> None:
+        """Tell an observer that learns its dice (device.table_learning) what the match is
+        now sure of: the state after an accepted move, or the state a reading matched."""
+        learn = getattr(self.observe, "learn", None)
+        if not callable(learn) or not isinstance(res, (Accepted, NoChange)):
+            return
+        match = self.service.match(self.match_id)
+        live = {e.seq for e in match.live_entries}
+        learn(max(live, default=-1), match.game.expected_view(match.state), res.confidence,
+              live)
 
     def _handle(self, res: Resolution, frame: Frame) -> None:
         mid = self.match_id

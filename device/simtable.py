@@ -64,6 +64,12 @@ class SimParams:
     observer: str = "real"
     """'real': rendered frames read by the real pipeline; 'noise': abstract frames and the
     noise model (see the module docstring)"""
+    dice: str = "plain"
+    """how the game's plain d6 look (:data:`DICE_STYLES`): a style the reader was never
+    trained on shows what the table learns of its dice during a match
+    (``device.table_learning``)"""
+    learn: bool = True
+    """the real observer learns the table's dice from confirmed moves"""
     phone_end: bool = True
     """the players end a stalled match (Pyramid Dice's 'end' by the stall rule) on the
     phone, through ``SimulatedTable.on_phone``, as real players would: it is a match-control
@@ -73,9 +79,35 @@ class SimParams:
     def __post_init__(self) -> None:
         if self.observer not in OBSERVERS:
             raise ValueError(f"observer must be one of {', '.join(OBSERVERS)}")
+        if self.dice not in DICE_STYLES:
+            raise ValueError(f"dice must be one of {', '.join(DICE_STYLES)}")
+
+
+#: Looks of the plain d6 of the simulated table, by name: (catalogued die type, body, ink;
+#: None keeps the type's own). "skull" is the catalogue's d6 with a skull on the 1, which
+#: the pip classifier was trained to call a symbol; "purple-skull" the same in purple with
+#: gold pips, a colour pair the renderer's training palette never gives a die.
+DICE_STYLES: dict[str, tuple[str, str | None, str | None]] = {
+    "plain": ("d6", None, None),
+    "skull": ("d6-skull1", None, None),
+    "purple-skull": ("d6-skull1", "#5a2d82", "#e6b422"),
+}
+
+
+def dice_style(name: str) -> dict[str, Any]:
+    """The renderer's die types for a style: the die type drawn for a plain d6."""
+    from vision.dietypes import get_type
+
+    tname, body, ink = DICE_STYLES[name]
+    if name == "plain":
+        return {}
+    dtype = get_type(tname)
+    return {"d6": replace(dtype, body=body or dtype.body, ink=ink or dtype.ink)}
 
 
 OBSERVERS = ("real", "noise")
+#: Readings at the start and at the end of a match whose dice read_first / _last count.
+DICE_READINGS = 5
 OBSERVER_TEXT = {
     "real": "real pipeline on rendered frames: settler, dice reader (ONNX), face reader, "
             "pyramid / card-slot readers, calibration from a photo of the mat with dice, "
@@ -130,7 +162,8 @@ class SimulatedTable:
         if self.params.observer == "real":
             from calibration.table_render import IMAGE_SIZE, TableRenderer
 
-            self.renderer = TableRenderer(self.game.info.name, players, seed)
+            self.renderer = TableRenderer(self.game.info.name, players, seed,
+                                          die_types=dice_style(self.params.dice))
             self._camera = self.renderer.camera
             self.params = replace(self.params, width=IMAGE_SIZE[0], height=IMAGE_SIZE[1])
             self.renderer.place(self._scene.view, thrown=True)
@@ -328,7 +361,10 @@ class SimulatedTable:
                                   colours=self._calibration_colours,
                                   source=f"sim:{self.game.info.name}")
         reader, faces = shared_readers(self.game.info.name)
-        return TableObserver(profile, self.game.info.name, reader, faces)
+        observer = TableObserver(profile, self.game.info.name, reader, faces)
+        if not self.params.learn:
+            observer.learner = None
+        return observer
 
     def noise_observer(self) -> Any:
         """The noise model on each frame's true table; whether the dice were thrown is told
@@ -367,12 +403,19 @@ class SimFigures:
     processing_ms: list[float] = field(default_factory=list)
     stage_ms: dict[str, list[float]] = field(default_factory=dict)
     """per-stage milliseconds of each reading (the observer's stages, reconcile, record)"""
+    dice_reads: list[tuple[int, int, int, int]] = field(default_factory=list)
+    """per reading that saw dice: (its index in its match, readings in the match, dice read
+    at their true face, dice on the table)"""
+    table_fits: int = 0
+    """corrections the observers fitted from confirmed moves (device.table_learning)"""
 
     def merge(self, other: SimFigures) -> None:
         for name in ("matches", "moves", "exact", "accepted_without_question", "phone_moves",
                      "violations_injected", "violations_flagged", "silent_illegal"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.latency_frames += other.latency_frames
+        self.dice_reads += other.dice_reads
+        self.table_fits += other.table_fits
         self.processing_ms += other.processing_ms
         for stage, values in other.stage_ms.items():
             self.stage_ms.setdefault(stage, []).extend(values)
@@ -399,4 +442,15 @@ class SimFigures:
             "processing_cpu_ms_p95": pct(self.stage_ms.get("cpu", []), 95),
             "stage_ms": {k: {"p50": pct(v, 50), "p95": pct(v, 95)}
                          for k, v in self.stage_ms.items() if v},
+            "dice_read_first": self._dice_read(first=True),
+            "dice_read_last": self._dice_read(first=False),
+            "table_fits": self.table_fits,
         }
+
+    def _dice_read(self, first: bool, n: int = DICE_READINGS) -> float | None:
+        """Share of the dice read at their true face over the first (last) ``n`` readings
+        with dice of each match."""
+        rows = [r for r in self.dice_reads
+                if (r[0] < n if first else r[0] >= r[1] - n)]
+        total = sum(r[3] for r in rows)
+        return round(sum(r[2] for r in rows) / total, 4) if total else None

@@ -100,6 +100,21 @@ def reading_record(seed: int, step: Step, scene: Scene, truth_done: int) -> dict
     return rec
 
 
+def dice_right(observation: Observation, truth: View) -> tuple[int, int]:
+    """(dice read at their true face, dice on the table) of a reading: per zone, the
+    observed dice's top faces matched to the true ones as multisets."""
+    want: dict[str | None, Counter[str]] = {}
+    for e in truth:
+        if e.kind == "die" and e.attr("face") is not None:
+            want.setdefault(e.zone, Counter())[str(e.attr("face"))] += 1
+    got: dict[str | None, Counter[str]] = {}
+    for o in observation.objects:
+        if o.kind == "die" and o.top("face") is not None:
+            got.setdefault(o.zone, Counter())[str(o.top("face"))] += 1
+    right = sum(sum((c & got.get(z, Counter())).values()) for z, c in want.items())
+    return right, sum(sum(c.values()) for c in want.values())
+
+
 def simulate_match(game: str, players: int, seed: int, params: SimParams,
                    figures: SimFigures, max_frames: int = 200_000,
                    report: list[dict[str, Any]] | None = None) -> None:
@@ -124,6 +139,7 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
     table.on_phone = on_phone
     wrong = False
     flagged: set[int] = set()
+    reads: list[tuple[int, int]] = []  # dice right, dice on the table, per reading
     states = [service.match(mid).state]  # the true state after each true move
 
     def on_track(match: Any) -> bool:
@@ -146,6 +162,10 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
             figures.stage_ms.setdefault(stage, []).append(ms)
         figures.latency_frames.append(step.frame - table.still_from[step.frame])
         scene = table.scenes_at[step.frame]
+        if step.observation is not None:
+            right, total = dice_right(step.observation, scene.view)
+            if total:
+                reads.append((right, total))
         rec = (reading_record(seed, step, scene, len(table.truth.actions))
                if report is not None else None)
         if scene.illegal:
@@ -182,6 +202,9 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
         if report is not None and rec is not None:
             report.append(rec)
     match = service.match(mid)
+    figures.dice_reads += [(i, len(reads), r, t) for i, (r, t) in enumerate(reads)]
+    learner = getattr(runtime.observe, "learner", None)
+    figures.table_fits += learner.fits if learner is not None else 0
     figures.matches += 1
     figures.moves += len(table.truth.actions)
     figures.violations_injected += len(table.injected)

@@ -49,13 +49,15 @@ SIDE_MARGIN = 2.5
 #: is within this factor of the label's; smaller boxes inside a die are its pips or parts,
 #: learnt neither as the die nor as "not a die".
 SAME_DIE = 2.0
-#: Share of the examples' weight given to "not a die" (the rest to the labelled dice).
-NEGATIVE_SHARE = 0.5
-#: Pull of the correction towards the shipped model, per class row: strong on the faces (a
-#: few photos show few faces, and a face they never showed must keep its shipped reading),
-#: weak on "not a die" (the table's own texture is what its photos teach best). Chosen on
-#: the leave-one-domain-out table (models.training.domains).
-PULL = np.array([0.5] * NUM_FACE_CLASSES + [0.002])
+#: Weight of the boxes on no die together, per labelled die (each die weighs 1, its views
+#: sharing it).
+NEGATIVE_WEIGHT = 1.0
+#: Pull of the correction towards the shipped model per class row, in examples (as
+#: vision.residual.L2): strong on the faces (a few photos show few faces, and a face they
+#: never showed must keep its shipped reading), weak on "not a die" (the table's own texture
+#: is what its photos teach best). Chosen on the leave-one-domain-out table
+#: (models.training.domains).
+PULL = np.array([4.0] * NUM_FACE_CLASSES + [0.02])
 #: Rows whose bias may move: "not a die" only. A bias on a face would move every die of the
 #: table towards the faces the photos happened to show (seen: skovy adapted to two photos
 #: read 0.65 with free biases, 0.97 without).
@@ -210,15 +212,13 @@ class Examples:
         self.share.append(np.full(n, 1.0 / n))
 
     def weighted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(features, logits, labels, weights): the dice together weigh 1 - NEGATIVE_SHARE,
-        each die alike; the boxes on no die NEGATIVE_SHARE, each box alike."""
+        """(features, logits, labels, weights): each die weighs 1 (its views share it); the
+        boxes on no die together NEGATIVE_WEIGHT per die, each box alike."""
         labels = np.concatenate(self.labels)
-        share = np.concatenate(self.share)
+        w = np.concatenate(self.share)
         neg = labels == NOT_A_DIE
-        w = np.where(neg, 0.0, share)
-        w = w / w[~neg].sum() * (1 - NEGATIVE_SHARE if neg.any() else 1.0)
         if neg.any():
-            w[neg] = NEGATIVE_SHARE / neg.sum()
+            w[neg] = NEGATIVE_WEIGHT * w[~neg].sum() / neg.sum()
         return np.concatenate(self.features), np.concatenate(self.logits), labels, w
 
 

@@ -22,9 +22,9 @@ import numpy as np
 
 logger = logging.getLogger(__name__)
 
-#: Weight of the pull of W and b towards zero (the shipped model), per unit of the examples'
-#: total weight. Chosen on the leave-one-domain-out table (models.training.domains).
-L2 = 0.05
+#: Weight of the pull of W and b towards zero (the shipped model), in examples: the pull is
+#: worth as much as this many examples of weight 1, so it counts less as examples come in.
+L2 = 1.0
 #: Adam steps and rate of the fit: the problem is convex and small; 400 steps reach a loss
 #: within 1e-4 of their end on the domains' examples.
 STEPS = 400
@@ -88,7 +88,8 @@ def fit_residual(features: np.ndarray, logits: np.ndarray, labels: np.ndarray,
                  free_bias: np.ndarray | None = None) -> FaceResidual:
     """The correction that best explains ``labels`` (N,) class indices from the shipped
     ``logits`` (N, C) and ``features`` (N, F), each example weighted by ``weights``
-    (default equal)."""
+    (default 1 each), pulled towards zero by ``l2`` (:data:`L2`; one value, or one per
+    class row). ``free_bias``: 1 for the rows whose bias may move (default all)."""
     x = np.asarray(features, np.float64)
     base = np.asarray(logits, np.float64)
     y = np.asarray(labels, np.int64)
@@ -99,13 +100,18 @@ def fit_residual(features: np.ndarray, logits: np.ndarray, labels: np.ndarray,
     if y.min() < 0 or y.max() >= c:
         raise ValueError(f"labels must be class indices 0..{c - 1}")
     w = np.ones(n) if weights is None else np.asarray(weights, np.float64)
-    w = w / w.sum()
-    mean = (w[:, None] * x).sum(axis=0)
-    scale = np.maximum(np.sqrt((w[:, None] * (x - mean) ** 2).sum(axis=0)), MIN_SPREAD)
+    total = float(w.sum())
+    if not total > 0:
+        raise ValueError("the examples' weights must sum to more than 0")
+    share = w / total
+    mean = (share[:, None] * x).sum(axis=0)
+    scale = np.maximum(np.sqrt((share[:, None] * (x - mean) ** 2).sum(axis=0)), MIN_SPREAD)
     z = (x - mean) / scale
     onehot = np.eye(c)[y]
     params = np.zeros((c, z.shape[1] + 1))  # weight | bias
-    pull = np.broadcast_to(np.asarray(l2, np.float64).reshape(-1, 1), (c, 1))
+    # The gradient is taken per unit of total weight (Adam's steps keep their size however
+    # many examples there are); the pull in examples is divided alike.
+    pull = np.broadcast_to(np.asarray(l2, np.float64).reshape(-1, 1), (c, 1)) / total
     bias_on = np.ones(c) if free_bias is None else np.asarray(free_bias, np.float64)
     zb = np.column_stack([z, np.ones(n)])
     m1 = np.zeros_like(params)
@@ -113,7 +119,7 @@ def fit_residual(features: np.ndarray, logits: np.ndarray, labels: np.ndarray,
     b1, b2 = 0.9, 0.999
     for t in range(1, steps + 1):
         p = _softmax(base + zb @ params.T)
-        grad = ((p - onehot) * w[:, None]).T @ zb + pull * params
+        grad = ((p - onehot) * share[:, None]).T @ zb + pull * params
         grad[:, -1] *= bias_on
         m1 = b1 * m1 + (1 - b1) * grad
         m2 = b2 * m2 + (1 - b2) * grad**2

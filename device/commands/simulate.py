@@ -39,11 +39,14 @@ def register(sub: Any) -> None:
                     "record, one core, wall clock), processing_cpu_ms_p50/p95 (the same in CPU "
                     "time of the process: what one core spends, whatever else runs on the "
                     "machine), stage_ms (p50/p95 per stage of a reading; 'cpu' is the CPU "
-                    "time), observer (which observer ran). By default every frame is a rendered "
-                    "table (mat, dice, pyramids, cards, an arm, light changes, camera bumps) "
-                    "read by the real pipeline: settler, dice reader, face reader, pieces "
-                    "readers, calibration made from a photo of the mat with the dice on it, "
-                    "die tracker. "
+                    "time), dice_read_first / dice_read_last (dice read at their true face in "
+                    "the first / last 5 readings with dice of each match: the last show what "
+                    "the table learnt of its dice from confirmed moves), table_fits (how often "
+                    "it refitted what it learnt), observer (which observer ran). By default "
+                    "every frame is a rendered table (mat, dice, pyramids, cards, an arm, light "
+                    "changes, camera bumps) read by the real pipeline: settler, dice reader, "
+                    "face reader, pieces readers, calibration made from a photo of the mat "
+                    "with the dice on it, die tracker. "
                     "--observer noise replaces the pixels by a noise model on the true table "
                     "(fast; for tests of the reconcile loop only).")
     p.add_argument("--game", required=True, help="game name")
@@ -57,6 +60,14 @@ def register(sub: Any) -> None:
                         "the noise model on the true table, no pixels read")
     p.add_argument("--misread", type=float, default=0.03,
                    help="--observer noise: chance that a reading's top value is wrong (0.03)")
+    p.add_argument("--dice", default="plain", metavar="STYLE",
+                   help="how the plain d6 look: plain, skull (a skull on the 1) or "
+                        "purple-skull (purple with gold pips and a skull on the 1, a style the "
+                        "reader was never trained on); dice_read_first / dice_read_last show "
+                        "what the table learnt of them during each match")
+    p.add_argument("--no-learn", action="store_true",
+                   help="the real observer does not learn the table's dice from confirmed "
+                        "moves (device.table_learning)")
     p.add_argument("--workers", type=int, default=1,
                    help="matches played at once, each in its own process on one core (1)")
     p.add_argument("--report", metavar="FILE",
@@ -89,8 +100,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{game.info.name} is for {game.info.players_text()} players, not "
                         f"{args.players}")
     require_mat(game.info.name, args.players, args.observer)
+    from device.simtable import DICE_STYLES
+
+    if args.dice not in DICE_STYLES:
+        raise UserError(f"--dice must be one of {', '.join(DICE_STYLES)}, not {args.dice!r}")
     params = SimParams(inject_violations=args.inject_violations, misread=args.misread,
-                       observer=args.observer)
+                       observer=args.observer, dice=args.dice, learn=not args.no_learn)
     try:
         report = open(args.report, "w", encoding="utf-8") if args.report else None
     except OSError as exc:
