@@ -20,6 +20,7 @@ there from the moves they saw.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,12 @@ from device.observer_zones import DICE_CELL_MM, DICE_PPM
 from device.table_learning import TableLearner
 from engine.observation import Observation, Observed
 from vision.frame import Frame
+
+logger = logging.getLogger(__name__)
+
+SAVE_EVERY = 5
+"""What the table learnt is written to its profile at its first fit and every this many fits
+after (each fit comes every few dice; a Pi's SD card need not be written at every move)."""
 
 READ_ZONES: dict[str, tuple[str, ...]] = {
     "icedice": ("rolling", "counter", "vault:0", "vault:1", "vault:2", "vault:3", "vault:4"),
@@ -90,6 +97,7 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
                 self.face_reader = faces
         if self.enrolment is not None:
             self._enrolled_dice()  # prepares them now, not at the first throw
+            self._resume_learning()
 
     def __call__(self, frame: Frame) -> Observation:
         return self.observe(frame.image, frame.seq)
@@ -104,10 +112,48 @@ class TableObserver(CameraFit, DiceReading, PiecesReading):
         """The rules explained the last reading with ``posterior`` and the match is now in
         the state of ``view``, its last live entry ``key`` (the runtime tells it after each
         reading): its dice are labelled by that state and the reader's correction refitted
-        (device.table_learning)."""
-        if self.learner is not None:
-            self.learner.confirm(key, view, posterior)
-            self.learner.refit(live)
+        (device.table_learning); every SAVE_EVERY fits it is kept in the profile file."""
+        learner = self.learner
+        if learner is None:
+            return
+        learner.confirm(key, view, posterior)
+        if learner.refit(live) and self.enrolment is not None and learner.fits and \
+                learner.fits % SAVE_EVERY == 1 % SAVE_EVERY:
+            self._save_learning()
+
+    def _resume_learning(self) -> None:
+        """Start from what an earlier session of this table learnt (its profile's
+        [adaptation], when made for this classifier)."""
+        from calibration.adaptation_store import load_from_profile
+        from vision.adapt import AdaptationError, file_sha256
+
+        clf = getattr(self.reader, "classifier", None)
+        if self.learner is None or clf is None or not clf.has_features:
+            return
+        try:
+            kept = load_from_profile(self.enrolment)
+        except AdaptationError as exc:
+            logger.warning("%s; the table starts learning its dice afresh", exc)
+            return
+        if kept is not None and kept.residual is not None and \
+                kept.classifier_sha256 == file_sha256(clf.path):
+            self.learner.prior = self.learner.residual = kept.residual
+            logger.info("reading with what this table learnt of its dice before (%d dice)",
+                        kept.dice)
+
+    def _save_learning(self) -> None:
+        from calibration.adaptation_store import save_to_profile
+        from vision.adapt import Adaptation, AdaptationError, file_sha256
+
+        learner = self.learner
+        assert learner is not None and learner.residual is not None
+        kept = Adaptation(classifier_sha256=file_sha256(self.reader.classifier.path),
+                          residual=learner.residual, die_side=None, dice=learner.fitted_on,
+                          source="live")
+        try:
+            save_to_profile(self.enrolment, kept)
+        except AdaptationError as exc:  # the table reads on with what it learnt
+            logger.warning("%s: what the table learnt of its dice is not kept", exc)
 
     def table_outline(self) -> tuple[np.ndarray, tuple[int, int]]:
         """The mat's outline in the image (pixels) and the image size it is given in: the

@@ -84,6 +84,9 @@ class TableLearner:
     """See the module docstring. ``residual`` is what the reader should read with now."""
 
     residual: FaceResidual | None = None
+    prior: FaceResidual | None = None
+    """what an earlier session of this table learnt (from its profile): read with until
+    this session has confirmed MIN_DICE dice of its own"""
     last: list[SeenDie] = field(default_factory=list)
     labelled: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     """live entry seq -> (features, logits, labels) of the reading the state then explained"""
@@ -132,10 +135,13 @@ class TableLearner:
         parts = list(self.labelled.values())
         n = sum(len(p[2]) for p in parts)
         if n < MIN_DICE:
-            changed = self.residual is not None  # what it stood on is gone
-            self.residual, self.fitted_on = None, 0
+            # too few of this session's own: the earlier session's (if any), or nothing when
+            # what the last fit stood on was taken back
+            changed = self.residual is not self.prior
+            self.residual, self.fitted_on = self.prior, 0
             return changed
-        if self.residual is not None and self.fitted_on <= n < self.fitted_on + REFIT_EVERY:
+        if self.fits and self.residual is not None and \
+                self.fitted_on <= n < self.fitted_on + REFIT_EVERY:
             return False
         feats = np.concatenate([p[0] for p in parts])
         logits = np.concatenate([p[1] for p in parts])

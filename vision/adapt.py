@@ -88,7 +88,12 @@ class Adaptation:
     source: str = "photos"
 
     def to_json(self) -> dict:
+        """Its JSON form (floats to 7 significant digits: a profile stays small)."""
         r = self.residual
+
+        def short(a: np.ndarray) -> list:
+            return np.vectorize(lambda v: float(f"{v:.7g}"), otypes=[float])(a).tolist()
+
         return {
             "format": FORMAT, "source": self.source,
             "classifier_sha256": self.classifier_sha256,
@@ -96,8 +101,8 @@ class Adaptation:
             "faces": self.faces,
             "die_side": list(self.die_side) if self.die_side else None,
             "residual": None if r is None else {
-                "mean": r.mean.tolist(), "scale": r.scale.tolist(),
-                "weight": r.weight.tolist(), "bias": r.bias.tolist()},
+                "mean": short(r.mean), "scale": short(r.scale),
+                "weight": short(r.weight), "bias": short(r.bias)},
         }
 
     @classmethod
@@ -109,13 +114,13 @@ class Adaptation:
             raise AdaptationError(f"adaptation format {data.get('format')!r} is not {FORMAT}; "
                                   "run dicetable adapt again")
         try:
-            side = data["die_side"]
+            side = data.get("die_side")  # (a TOML table leaves out what is None)
             if side is not None:
                 lo, hi = (float(v) for v in side)
                 if not (0 < lo <= hi and math.isfinite(hi)):
                     raise ValueError("die_side must be 0 < lo <= hi")
                 side = (lo, hi)
-            res = data["residual"]
+            res = data.get("residual")
             residual = None if res is None else FaceResidual(
                 mean=np.array(res["mean"], np.float64), scale=np.array(res["scale"], np.float64),
                 weight=np.array(res["weight"], np.float64), bias=np.array(res["bias"], np.float64))

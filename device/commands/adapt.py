@@ -33,8 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "with the value it stands for) and write what was learnt to FILE, for "
                     "read --adapt FILE and eval --adapt FILE.")
     p.add_argument("dataset", metavar="LABELLED_DIR", type=Path)
-    p.add_argument("--out", metavar="FILE", type=Path, required=True,
+    p.add_argument("--out", metavar="FILE", type=Path,
                    help="where to write the adaptation (JSON)")
+    p.add_argument("--profile", metavar="PROFILE", type=Path,
+                   help="also keep it in this table profile: the live table (`dicetable serve "
+                        "--profile`) and `read --profile` read with it")
     p.add_argument("--any-size", action="store_true",
                    help="do not learn the dice's size: the photos to read will show them "
                         "nearer or farther than these do")
@@ -51,13 +54,16 @@ def run(args: argparse.Namespace) -> int:
         save_adaptation,
     )
 
+    if args.out is None and args.profile is None:
+        raise UserError("say where to keep what is learnt: --out FILE, --profile PROFILE or "
+                        "both")
     try:
         items = list_dataset(args.dataset)
     except DatasetError as exc:
         raise UserError(str(exc)) from None
     if not items:
         raise UserError(f"no images in {args.dataset / 'images'}")
-    if args.out.is_dir():
+    if args.out is not None and args.out.is_dir():
         raise UserError(f"--out {args.out} is a folder; name the file to write")
     photos = []
     for item in items:
@@ -76,10 +82,21 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     after = evaluate(items, reader.read)
     try:
-        save_adaptation(args.out, adaptation)
+        if args.out is not None:
+            save_adaptation(args.out, adaptation)
+        if args.profile is not None:
+            from calibration.adaptation_store import save_to_profile
+
+            save_to_profile(args.profile, adaptation)
     except OSError as exc:
-        raise UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
-    summary = {"out": str(args.out), "photos": adaptation.photos, "dice": adaptation.dice,
+        raise UserError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}"
+                        ) from None
+    except AdaptationError as exc:
+        raise UserError(str(exc)) from None
+    kept = " and ".join(str(p) for p in (args.out, args.profile) if p is not None)
+    summary = {"out": str(args.out) if args.out else None,
+               "profile": str(args.profile) if args.profile else None,
+               "photos": adaptation.photos, "dice": adaptation.dice,
                "faces": adaptation.faces, "boxes_on_no_die": adaptation.negatives,
                "die_side": adaptation.die_side,
                "on_these_photos": {"before": _short(before), "after": _short(after)}}
@@ -98,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
     b, a = summary["on_these_photos"]["before"], summary["on_these_photos"]["after"]
     print(f"on these photos (the ones learnt from, so no test): read {b['read']:.3f} -> "
           f"{a['read']:.3f}, boxes on no die {b['boxes_on_no_die']} -> {a['boxes_on_no_die']}")
-    print(f"wrote {args.out}; read with: dicetable read PHOTO --adapt {args.out}")
+    how = f"--adapt {args.out}" if args.out is not None else f"--profile {args.profile}"
+    print(f"wrote {kept}; read with: dicetable read PHOTO {how}")
     return 0
 
 

@@ -166,6 +166,20 @@ def _face_reader():
     return _FACES[0]
 
 
+def _adapt_from_profile(reader: DiceReader, profile: Path) -> None:
+    """Read with the adaptation the profile keeps (`adapt --profile`, the live table), if
+    it holds one made for this classifier."""
+    from calibration.adaptation_store import load_from_profile
+    from vision.adapt import AdaptationError, apply_adaptation
+
+    try:
+        kept = load_from_profile(profile)
+        if kept is not None:
+            apply_adaptation(reader, kept)
+    except AdaptationError as exc:
+        logger.warning("%s: read as shipped", exc)
+
+
 def _text(result: dict) -> str:
     if result["error"]:
         return f"{result['image']}: error: {result['error']}"
@@ -212,6 +226,8 @@ def run(args: argparse.Namespace) -> int:
             # a file holding only enrolled dice (enrolled before calibrating): use those
             logger.info("%s holds enrolled dice but no calibration (%s)", args.profile, exc)
     reader = make_reader(args.adapt)
+    if args.adapt is None and args.profile is not None:
+        _adapt_from_profile(reader, args.profile)
     results = []
     for path in args.images:
         result = read_one(reader, path, args.annotate, profile, _game(args.game), enrolled)

@@ -61,3 +61,14 @@ def test_adapt_refuses_what_it_cannot_learn_from(tmp_path: Path,
     assert main(["adapt", str(tmp_path / "set"), "--out", str(tmp_path / "a.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no labelled dice" in err
+
+
+def test_adapt_into_a_profile_read_by_read_profile(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    write_dataset(tmp_path / "set")
+    profile = tmp_path / "table.toml"
+    assert main(["adapt", str(tmp_path / "set"), "--profile", str(profile)]) == 0
+    assert f"wrote {profile}" in capsys.readouterr().out
+    assert "[adaptation]" in profile.read_text()
+    assert main(["adapt", str(tmp_path / "set")]) == 2
+    assert "--out FILE, --profile PROFILE" in capsys.readouterr().err

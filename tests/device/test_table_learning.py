@@ -66,3 +66,17 @@ def test_unsure_or_miscounted_readings_teach_nothing() -> None:
     assert learner.confirm(0, _view("2", "5", "6"), CONFIRM) == 0  # a die missed
     assert learner.confirm(0, _view("2", "5", zone="side"), CONFIRM) == 0  # another zone
     assert learner.labelled == {}
+
+
+def test_an_earlier_session_s_correction_stands_until_this_one_has_its_own() -> None:
+    from vision.residual import FaceResidual
+
+    prior = FaceResidual(np.zeros(4), np.ones(4), np.zeros((9, 4)), np.zeros(9))
+    learner = TableLearner(residual=prior, prior=prior)
+    assert not learner.refit(set())  # nothing of its own yet: the prior stands
+    assert learner.residual is prior
+    for key in range(3):
+        learner.seen([_die("rolling", {"2": 0.9}, np.full(4, key), read_as=1)] * 3)
+        learner.confirm(key, _view("2", "2", "2"), CONFIRM)
+    assert learner.refit({0, 1, 2}) and learner.residual is not prior
+    assert learner.refit(set()) and learner.residual is prior  # taken back: the prior again
