@@ -19,6 +19,10 @@ FACE_SYMBOL = 6
 FACE_UNREADABLE = 7
 FACE_NAMES: tuple[str, ...] = ("1", "2", "3", "4", "5", "6", "symbol", "unreadable")
 NUM_FACE_CLASSES = len(FACE_NAMES)
+#: A die whose reported value is less probable than this is reported unsure: the reader
+#: found a die but cannot tell its face (calibrated probabilities: about one such die in
+#: four or more is read wrong), which a player should look at rather than trust.
+UNSURE_BELOW = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +136,11 @@ class Detections:
         """(N,) probability of the reported value (of the symbol class for symbol faces)."""
         cls = self.face_class
         return self.face_probs[np.arange(len(self)), cls].astype(np.float32)
+
+    @property
+    def unsure(self) -> np.ndarray:
+        """(N,) bool: the value is reported unsure (:data:`UNSURE_BELOW`)."""
+        return self.value_probability < UNSURE_BELOW
 
     def with_faces(self, face_probs: np.ndarray, body_colour: tuple[str, ...],
                    pip_colour: tuple[str, ...]) -> Detections:

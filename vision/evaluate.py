@@ -233,8 +233,11 @@ def evaluate(items: Iterable[Labelled], read: Callable[[np.ndarray], Detections]
 
     Besides DESIGN.md's metrics: ``extra`` boxes on no die (matching no labelled die and no
     region to ignore), ``extra_share`` their share of the boxes not ignored, ``ignored`` the
-    boxes in regions to ignore (not counted in ``precision`` either)."""
+    boxes in regions to ignore (not counted in ``precision`` either); ``unsure`` the dice
+    found whose value was reported unsure (``Detections.unsure``), ``sure_wrong`` those read
+    wrong without being reported unsure: the misreads a player would trust."""
     n_img = n_dice = n_pred = n_match = n_right = n_exact = n_ignored = 0
+    n_unsure = n_sure_wrong = 0
     times: list[float] = []
     conf_all: list[float] = []
     right_all: list[bool] = []
@@ -249,6 +252,10 @@ def evaluate(items: Iterable[Labelled], read: Callable[[np.ndarray], Detections]
         ignored = _ignored(det, {p for p, _ in pairs}, item.ignore_xyxy(w, h))
         values, probs = det.value, det.value_probability
         right = [values[p] == item.values[lab] for p, lab in pairs]
+        unsure = det.unsure
+        n_unsure += sum(int(unsure[p]) for p, _ in pairs)
+        n_sure_wrong += sum(int(not unsure[p] and not ok)
+                            for (p, _), ok in zip(pairs, right, strict=True))
         conf_all += [float(probs[p]) for p, _ in pairs]
         right_all += right
         n_img += 1
@@ -273,6 +280,8 @@ def evaluate(items: Iterable[Labelled], read: Callable[[np.ndarray], Detections]
         "extra": counted - n_match,
         "extra_share": (counted - n_match) / counted if counted else 0.0,
         "ignored": n_ignored,
+        "unsure": n_unsure,
+        "sure_wrong": n_sure_wrong,
     }
 
 

@@ -21,10 +21,16 @@ from vision.detections import Detections
 from vision.detector import DiceDetector
 from vision.photometry import normalise_light
 from vision.scales import (
+    SMALLEST,
+    TILE,
+    band,
     detect_at_scales,
+    detect_pass,
     detect_pyramid,
     inside_bigger,
     merge_by_reading,
+    pass_sides,
+    pyramid_sides,
     specks,
 )
 
@@ -35,6 +41,15 @@ NOT_A_DIE_DROP = 0.5
 #: Dice read with less confidence than this are read again in 3 more orientations (averaged);
 #: few dice are that uncertain, so the cost is small and the hard ones get a second look.
 SECOND_LOOK_BELOW = 0.9
+#: The image pyramid's finer passes (over the detector's home scale) stop once the smallest
+#: die read surely (SURE_DIE) is at least this many px at the finest pass run so far: a die
+#: of the same table that a finer pass would be needed for (under the least size the
+#: detector finds, SMALLEST) would then be over 1.3 times smaller than it, more than the
+#: perspective of a photo of a table makes of one size of dice. Photos of dice big enough for
+#: the home scale pay for no finer pass (the bench's frames: dice of 20 px there).
+FINER_UNTIL_PX = 1.3 * SMALLEST
+#: A die read surely: P(a die) and its face's probability both at least this.
+SURE_DIE = 0.9
 
 
 @dataclass
@@ -79,18 +94,18 @@ class DiceReader:
         if not balanced:
             image = normalise_light(image)
         t = self.timings.add("light", t)
-        found = self.candidates(image)
-        t = self.timings.add("detect", t)
+        if self.any_scale and self.pyramid and self.die_side is None:
+            found, crops, faces, not_die = self._coarse_to_fine(image)
+            t = self.timings.add("detect+classify", t)
+        else:
+            found = self.candidates(image)
+            t = self.timings.add("detect", t)
+            crops = self.classifier.preprocess(image, found.xyxy)
+            t = self.timings.add("crop", t)
+            faces, not_die = self._classify(crops)
+            t = self.timings.add("classify", t)
         if len(found) == 0:
-            return found
-        crops = self.classifier.preprocess(image, found.xyxy)
-        t = self.timings.add("crop", t)
-        faces, not_die = self.classifier.postprocess(self.classifier.infer(crops))
-        unsure = np.nonzero(faces.max(axis=1) < SECOND_LOOK_BELOW)[0]
-        if len(unsure) and self.classifier.turns < 4:
-            faces[unsure], not_die[unsure] = self._second_look(crops[unsure], faces[unsure],
-                                                               not_die[unsure])
-        t = self.timings.add("classify", t)
+            return Detections.empty()
         keep = not_die < NOT_A_DIE_DROP
         if self.any_scale:
             # The passes' boxes of one die are merged once read: the surest reading stays.
@@ -112,6 +127,62 @@ class DiceReader:
         if self.pyramid or self.die_side is not None:
             return detect_pyramid(self.detector, image, self.die_side)
         return detect_at_scales(self.detector, image, merge=False)
+
+    def _classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Face probabilities and P(not a die) of crops, a second look for the unsure."""
+        faces, not_die = self.classifier.postprocess(self.classifier.infer(crops))
+        unsure = np.nonzero(faces.max(axis=1) < SECOND_LOOK_BELOW)[0]
+        if len(unsure) and self.classifier.turns < 4:
+            faces[unsure], not_die[unsure] = self._second_look(crops[unsure], faces[unsure],
+                                                               not_die[unsure])
+        return faces, not_die
+
+    def _coarse_to_fine(self, image: np.ndarray
+                        ) -> tuple[Detections, np.ndarray, np.ndarray, np.ndarray]:
+        """The image pyramid's passes up to the detector's home scale, then the finer ones
+        while the dice read surely do not yet show that the table's dice are big enough
+        for the passes run (FINER_UNTIL_PX); each pass's boxes read as they come, each kept
+        within its band (vision.scales.band: the last pass run keeps any smaller)."""
+        long = max(image.shape[:2])
+        sides = pyramid_sides(long, self.detector.long_side)
+        passes: list[tuple[int, Detections, np.ndarray, np.ndarray, np.ndarray]] = []
+        for i, side in enumerate(sides):
+            if side > self.detector.long_side and passes and self._big_enough(passes, long):
+                break
+            found = detect_pass(self.detector, image, side, TILE)
+            found = found[pass_sides(found, side, long) <= band(i, len(sides))[1]]
+            crops = self.classifier.preprocess(image, found.xyxy)
+            faces, not_die = self._classify(crops)
+            passes.append((side, found, crops, faces, not_die))
+        keep = []
+        for i, (side, found, *_) in enumerate(passes):
+            lo = 0.0 if i == len(passes) - 1 else band(i, len(sides))[0]
+            keep.append(pass_sides(found, side, long) >= lo)
+        dets = [p[1][k] for p, k in zip(passes, keep, strict=True) if k.any()]
+        if not dets:
+            return Detections.empty(), np.zeros((0, 1, 1, 3), np.uint8), \
+                np.zeros((0, 8), np.float32), np.zeros(0, np.float32)
+        found = Detections(xyxy=np.concatenate([d.xyxy for d in dets]),
+                           confidence=np.concatenate([d.confidence for d in dets]))
+        pick = [(p, k) for p, k in zip(passes, keep, strict=True) if k.any()]
+        crops = np.concatenate([p[2][k] for p, k in pick])
+        faces = np.concatenate([p[3][k] for p, k in pick])
+        not_die = np.concatenate([p[4][k] for p, k in pick])
+        return found, crops, faces, not_die
+
+    @staticmethod
+    def _big_enough(passes: list, long: int) -> bool:
+        """Whether the dice read surely so far are all big enough at the finest pass run
+        (FINER_UNTIL_PX) for a finer pass to find nothing of this table's dice."""
+        side = passes[-1][0]
+        sizes = []
+        for own, found, _, faces, not_die in passes:
+            # (a pip of a big die can read surely as a 1: only boxes the detector could take
+            # for a die at their own pass count)
+            sure = (faces.max(axis=1) >= SURE_DIE) & (1 - not_die >= SURE_DIE) & (
+                pass_sides(found, own, long) >= SMALLEST)
+            sizes += list(pass_sides(found[sure], side, long)) if sure.any() else []
+        return bool(sizes) and min(sizes) >= FINER_UNTIL_PX
 
     def _second_look(self, crops: np.ndarray, faces: np.ndarray, not_die: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:

@@ -254,11 +254,15 @@ def detect_at_scales(detector: DiceDetector, image: np.ndarray,
     return _merge(parts) if merge else _concat(parts)
 
 
-#: The sides (px at a pass's scale) of the dice a pass of the image pyramid keeps: the
-#: detector's own range (it was trained on dice of about 14-80 px at its input), so that
-#: each die is taken from the pass that sees it at a size the detector knows, whatever its
-#: size in the photo. Neighbouring passes differ by 2x, so the bands overlap.
-BAND = (14.0, 80.0)
+#: The sides (px at a pass's scale) of the dice a pass of the image pyramid keeps, so that
+#: each die is taken from the pass that sees it nearest the sizes the detector knows best
+#: (the real photos' dice are 32 px at its home scale). Neighbouring passes differ by 2x:
+#: the bands overlap a little (18-22 px), and a die is seen by one pass or two, whose boxes
+#: the reader merges once read.
+BAND = (16.0, 64.0)
+#: The least side (px at a pass's scale) the detector finds dice of: the last pass that runs
+#: keeps its boxes down to here and below.
+SMALLEST = 14.0
 #: The pyramid's coarsest pass, px: a die filling the frame is about 80 px there.
 COARSEST = 128
 
@@ -279,30 +283,40 @@ def pyramid_sides(long: int, main: int) -> list[int]:
     return sorted(sides)
 
 
+def band(i: int, n: int) -> tuple[float, float]:
+    """The sides (px at its scale) pass ``i`` of ``n`` keeps: :data:`BAND`, the coarsest
+    pass any bigger, the finest (the last that runs) any smaller."""
+    return (0.0 if i == n - 1 else BAND[0]), (np.inf if i == 0 else BAND[1])
+
+
+def pass_sides(found: Detections, side: int, long: int) -> np.ndarray:
+    """(N,) the boxes' longer sides in px at a pass of longer side ``side``."""
+    return _side(found) * side / long
+
+
 def detect_pyramid(detector: DiceDetector, image: np.ndarray,
                    die_side: tuple[float, float] | None = None,
                    tile: int | None = TILE) -> Detections:
     """Dice of any size in ``image``: one detector pass per level of an image pyramid
-    (:func:`pyramid_sides`), each keeping the boxes of :data:`BAND` px at its scale (the
-    coarsest pass any bigger, the finest any smaller), unmerged (the reader merges them once
-    read: :func:`merge_by_reading`).
+    (:func:`pyramid_sides`), each keeping the boxes of its :func:`band`, unmerged (the
+    reader merges them once read: :func:`merge_by_reading`). The reader itself runs the
+    finer passes only while its surely read dice ask for them (``vision.reader``).
 
-    Nothing is guessed from what one pass found. ``die_side`` (lo, hi): the dice's longer
-    side as a share of the photo's longer side, when known (a table's adaptation): only the
-    passes that see such dice in their band run, and only such boxes are kept.
+    ``die_side`` (lo, hi): the dice's longer side as a share of the photo's longer side,
+    when known (a table's adaptation): only the passes that see such dice in their band
+    run, and only such boxes are kept.
     """
     long = max(image.shape[:2])
     sides = pyramid_sides(long, detector.long_side)
     parts = []
     for i, side in enumerate(sides):
-        lo = 0.0 if i == len(sides) - 1 else BAND[0]
-        hi = np.inf if i == 0 else BAND[1]
+        lo, hi = band(i, len(sides))
         if die_side is not None and (die_side[1] * side < lo or die_side[0] * side > hi):
             continue
         found = detect_pass(detector, image, side, tile)
         if not len(found):
             continue
-        px = _side(found) * side / long
+        px = pass_sides(found, side, long)
         keep = (px >= lo) & (px <= hi)
         if die_side is not None:
             keep &= (px >= die_side[0] * side) & (px <= die_side[1] * side)

@@ -60,6 +60,7 @@ def dice_json(det: Detections) -> list[dict]:
             "center": [round((x0 + x1) / 2, 1), round((y0 + y1) / 2, 1)],
             "value": value if value else None,
             "probability": round(float(det.value_probability[i]), 4),
+            "unsure": bool(det.unsure[i]),
             "symbol": bool(det.symbol[i]),
             "body_colour": det.body_colour[i],
             "pip_colour": det.pip_colour[i],
@@ -185,9 +186,12 @@ def _text(result: dict) -> str:
         return f"{result['image']}: error: {result['error']}"
     dice = result["dice"]
     parts = [("?" if d["value"] is None else str(d["value"])) + ("*" if d["symbol"] else "")
+             + ("?" if d["unsure"] and d["value"] is not None else "")
              + f" ({d['body_colour']}/{d['pip_colour']}, p={d['probability']:.2f})" for d in dice]
+    unsure = sum(1 for d in dice if d["unsure"])
     total = sum(d["value"] or 0 for d in dice)
     return (f"{result['image']}: {len(dice)} dice, total {total}"
+            + (f" ({unsure} unsure, marked ?)" if unsure else "")
             + (": " + ", ".join(parts) if parts else ""))
 
 

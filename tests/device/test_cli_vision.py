@@ -13,7 +13,8 @@ from device.cli import main
 from vision.renderer import CameraPose, DieSpec, Scene, render
 from vision.textures import DieLook
 
-DIE_KEYS = {"box", "center", "value", "probability", "symbol", "body_colour", "pip_colour"}
+DIE_KEYS = {"box", "center", "value", "probability", "unsure", "symbol", "body_colour",
+            "pip_colour"}
 EVAL_KEYS = {"images", "dice", "detected_recall", "precision", "value_accuracy",
              "read_accuracy", "image_exact", "ms_per_image"}
 

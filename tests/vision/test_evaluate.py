@@ -164,3 +164,20 @@ def test_a_malformed_ignore_file_is_a_clear_error(tmp_path: Path) -> None:
                                              "a.png,d6-unlabelled,left,2\n")
     with pytest.raises(DatasetError, match="line 2"):
         list_dataset(tmp_path)
+
+
+def test_unsure_dice_and_sure_misreads_are_counted(tmp_path: Path) -> None:
+    make_dataset(tmp_path)
+    items = list_dataset(tmp_path)
+
+    def read(img: np.ndarray) -> Detections:
+        probs = np.zeros((2, NUM_FACE_CLASSES), np.float32)
+        probs[0, 2] = 1.0  # a sure 3: right
+        probs[1, [3, 5]] = 0.5  # an unsure die: read 4 at 0.5, its label says 5
+        return Detections(xyxy=[[45, 40, 55, 60], [145, 40, 155, 60]], confidence=[0.9, 0.9],
+                          face_probs=probs)
+
+    m = evaluate(items, read)
+    assert (m["unsure"], m["sure_wrong"]) == (2, 0)
+    m = evaluate(items, fake_reader([3, 6]))
+    assert (m["unsure"], m["sure_wrong"]) == (0, 2)

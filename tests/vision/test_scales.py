@@ -322,8 +322,10 @@ def test_each_pyramid_pass_keeps_the_dice_of_its_band() -> None:
     found = scales.detect_pyramid(det, _photo(1920), tile=None)  # type: ignore[arg-type]
     assert det.calls == [128, 256, 512, 1024, 1920]
     sides = sorted(int(s) for s in scales._side(found))
-    # 600 px: 40 at 128, 80 at 256 (the band's edge); 60 px: 15 at 512, 32 at 1024, 60 at 1920
-    assert sides == [60, 60, 60, 600, 600]
+    # BAND 16-64 px: the 600-px die is 40 at 128 (kept), 80 at 256 (not); the 60-px die
+    # 16 at 512, 32 at 1024, 60 at 1920 (all kept)
+    assert scales.BAND == (16.0, 64.0)
+    assert sides == [60, 60, 60, 600]
 
 
 def test_a_known_die_size_runs_only_the_passes_that_see_it() -> None:
