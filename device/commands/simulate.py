@@ -11,7 +11,7 @@ from device.errors import UserError
 
 def require_mat(game: str, players: int, observer: str) -> None:
     """The rendered table (observer ``real``) films a shipped printed mat: UserError when
-    there is none for this many players (IceDice has no player limit, its mats stop at 8)."""
+    there is none for this many players (IceDice has no player limit, its mats stop at 6)."""
     if observer != "real":
         return
     from calibration.layouts import LayoutError, load_layout

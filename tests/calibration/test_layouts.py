@@ -34,8 +34,8 @@ def test_every_game_has_mats() -> None:
     assert set(got) == {"icedice", "pyramid_dice", "pyradice", "quarriors"}
     assert got["pyramid_dice"] == (1, 2, 3, 4, 5)
     # IceDice has no player limit (icedice.number_of_players: 'Number of Players: 2
-    # (although more can play if you have extra pyramids)'); its mats seat up to 8
-    assert got["icedice"] == (2, 3, 4, 5, 6, 7, 8)
+    # (although more can play if you have extra pyramids)'); its mats seat up to 6
+    assert got["icedice"] == (2, 3, 4, 5, 6)
     assert all(2 in counts for g, counts in got.items())
 
 
@@ -130,14 +130,14 @@ def test_json_round_trip_and_errors() -> None:
 
 
 def test_later_mats_leave_the_earlier_marker_ids_alone() -> None:
-    """The IceDice mats for 5-8 players came later: their marker blocks follow every earlier
+    """The IceDice mats for 5 and 6 players came later: their marker blocks follow every earlier
     mat's, whose printed markers (and calibrated profiles) keep their ids."""
     first = {"icedice-2": 0, "icedice-3": 40, "icedice-4": 80, "pyramid_dice-1": 120,
              "pyradice-2": 320, "quarriors-4": 520}
     for key, low in first.items():
         game, _, n = key.rpartition("-")
         assert min(load_layout(game, int(n)).marker_ids()) == low
-    for n in range(5, 9):
+    for n in range(5, 7):
         ice = load_layout("icedice", n)
         assert min(ice.marker_ids()) == 560 + 40 * (n - 5)
         assert {z.name for z in ice.zones} == {"rolling", "bank", "counter"} | {

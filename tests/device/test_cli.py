@@ -101,10 +101,10 @@ def test_bad_numbers(cli: Cli) -> None:
     assert code == 2 and "at least 1" in err
 
 
-def test_icedice_has_no_player_limit_but_its_mats_stop_at_8(cli: Cli) -> None:
+def test_icedice_has_no_player_limit_but_its_mats_stop_at_6(cli: Cli) -> None:
     """icedice.number_of_players: 'Number of Players: 2 (although more can play if you have
     extra pyramids)'. The rules play any number (there was a cap at 6); the printed mats,
-    and with them the rendered camera, go to 8 players, and say so beyond."""
+    and with them the rendered camera, go to 6 players, and say so beyond."""
     code, out, _ = cli("games", "--json")
     listing = {g["name"]: g for g in json.loads(out)}
     assert listing["icedice"]["players"] == [2, None]
@@ -116,9 +116,9 @@ def test_icedice_has_no_player_limit_but_its_mats_stop_at_8(cli: Cli) -> None:
     assert code == 0 and json.loads(out)[0]["finished"] == 1
     for command in (("simulate", "--game", "icedice", "--matches", "1"),
                     ("demo", "--game", "icedice", "--observer", "real", "--terminal")):
-        code, _, err = cli(*command, "--players", "9")
+        code, _, err = cli(*command, "--players", "7")
         assert code == 2 and err.count("\n") == 1
-        assert "no icedice mat for 9 players (mats exist for 2, 3, 4, 5, 6, 7, 8)" in err
+        assert "no icedice mat for 7 players (mats exist for 2, 3, 4, 5, 6)" in err
         assert "--observer noise" in err
     code, _, err = cli("simulate", "--game", "pyradice", "--players", "5")
     assert code == 2 and "pyradice is for 2-4 players, not 5" in err
