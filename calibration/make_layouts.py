@@ -262,12 +262,12 @@ def quarriors(players: int, base: int) -> Layout:
 MAX_ICEDICE_MAT = 6
 """The most IceDice players a shipped mat seats. Not a rule (the rule text sets no limit) but
 the room for the Vaults the camera can read: three Vaults of about 200 mm on each long side
-of a 720 mm mat. A wider mat leaves the pyramids too small in the picture, narrower Vaults
-crowd them. Measured with `dicetable simulate --game icedice --matches 1 --seed 0` (rendered
-camera), share of moves recorded with no question: 1.0 for 2 players, 0.68 for 4, 0.91 for 6 on
-this mat; 8 players on 840 x 500 (Vaults 185 x 120 mm) 0.35 and on 720 x 560 (156 x 150)
-0.32, the rest alerts over pyramids unread in crowded Vaults (every match still recorded
-exactly after the simulated players' answers)."""
+of a 720 mm mat. Two 8-player shapes were tried and read poorly. Measured with `dicetable
+simulate --game icedice --matches 1 --seed 0` (rendered camera), share of moves recorded
+with no question: 1.0 for 2 players, 0.68 for 4, 0.91 for 6 on this mat; 8 players on 840 x
+500 (Vaults 185 x 120 mm) 0.35 and on 720 x 560 (156 x 150) 0.32, the rest alerts over
+pyramids unread in crowded Vaults (every match still recorded exactly after the simulated
+players' answers)."""
 
 GAMES: dict[str, tuple[Callable[[int, int], Layout], tuple[int, ...]]] = {
     "icedice": (icedice, (2, 3, 4)),
