@@ -97,8 +97,10 @@ PART = 1.3
 #: half or a corner of a die is centred within a quarter side of it; a neighbouring die,
 #: whose centre may fall inside a loose box, lies about half a side or more away.
 PART_DEPTH = 0.3
-#: Two boxes of about one size (under PART times) whose centres lie within this share of
-#: each other's side, read as the same value, are one die seen twice; the surer stays. Such
+#: Two boxes under INSIDE times apart in size whose centres lie within this share of
+#: each other's side, read as the same value, are one die seen twice; the surer stays
+#: (before 2026-11-27 only boxes under PART times apart: the image pyramid's passes box a
+#: die's top face at one scale and the whole die at the next). Such
 #: pairs are two passes' boxes offset by a quarter to a half side, which NMS keeps: dropping
 #: them took the zoomed train photos' extra boxes from 374 to 308 over the five zoom rows
 #: (``scale_table --split train``), no die lost on those rows. Labelled real dice do not lie
@@ -424,12 +426,13 @@ def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     part = (deep & (side[None, :] >= PART * side[:, None])
             & (side[None, :] < INSIDE * side[:, None])
             & (sure[None, :] >= SURE_BIG) & (sure[None, :] > sure[:, None]))
-    # Two boxes of about one size on one die (two passes' boxes, offset so that NMS kept
-    # both): the same value read, each centre well inside the other's box.
+    # Two boxes on one die (two passes' boxes: offset so that NMS kept both, or one round
+    # the top face and one round the whole die, under INSIDE times apart): the same value
+    # read, each centre well inside the other's box.
     near = offset <= TWIN_DEPTH * side[None, :]
     first = np.arange(n)[None, :] < np.arange(n)[:, None]  # ties: the earlier box stays
     twin = (near & near.T & (best[:, None] == best[None, :])
-            & (side[None, :] < PART * side[:, None]) & (side[:, None] < PART * side[None, :])
+            & (side[None, :] < INSIDE * side[:, None]) & (side[:, None] < INSIDE * side[None, :])
             & ((sure[None, :] > sure[:, None]) | ((sure[None, :] == sure[:, None]) & first)))
     drop = drop | (part & ~drop[None, :]).any(axis=1)
     return drop | (twin & ~drop[None, :]).any(axis=1)

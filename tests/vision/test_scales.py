@@ -224,6 +224,18 @@ def test_a_die_boxed_twice_keeps_its_surer_box() -> None:
     assert scales.inside_bigger(xyxy, _read((4, 0.9), (5, 0.99))).tolist() == [False, False]
 
 
+def test_a_die_boxed_round_its_top_face_and_round_its_whole_keeps_one() -> None:
+    # The image pyramid's passes box one die 1.6 times apart (the top face at one scale, the
+    # whole die with its sides at the next), both read as a 4 (a damiantab photo): the surer
+    # stays; two touching 4s (centres a side apart) are two dice.
+    face = [20, 20, 100, 100]
+    whole = [0, 0, 130, 130]
+    assert scales.inside_bigger(np.array([face, whole], np.float32),
+                                _read((4, 1.0), (4, 0.99))).tolist() == [False, True]
+    pair = np.array([[0, 0, 80, 80], [80, 0, 160, 80]], np.float32)
+    assert scales.inside_bigger(pair, _read((4, 1.0), (4, 0.99))).tolist() == [False, False]
+
+
 def test_tiles_cover_the_pass_and_keep_each_point_once() -> None:
     for length in (1024, 1025, 1365, 2048, 3000):
         spans = scales.tile_spans(length, 1024, 96)
