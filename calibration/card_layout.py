@@ -1,4 +1,5 @@
-"""Card slots of a layout as the card-slot reader wants them: front rows first, each slot with
+"""How cards lie on a mat: their size and the columns players lay them in, and the card
+slots of a layout as the card-slot reader wants them: front rows first, each slot with
 the slots behind it (their cards reach under it) and in front of it (their cards lie on it).
 
 Pyramid Dice slot ids are ``r<row>c<col>``; row 1 is the apex, at the far end, and each row
@@ -17,6 +18,14 @@ from vision.card_slots import CardSlot
 logger = logging.getLogger(__name__)
 
 _ID = re.compile(r"r(\d+)c(\d+)$")
+
+CARD_MM = (44.0, 63.0)
+"""A card lying in an area (mini-card size, UNVERIFIED); slot cards take the slot's size."""
+CARD_BAND_MM = 14.0
+"""Players keep the cards of an area in columns, each card lying on the one before it with
+the top band (title) of every card showing, as in patience: how much of a covered card
+shows. The camera counts an area's cards from these bands (calibration.table.cards)."""
+CARD_COLUMN_GAP_MM = 4.0
 
 
 def _overlap(a: Slot, b: Slot) -> bool:

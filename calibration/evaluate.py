@@ -22,9 +22,10 @@ import cv2
 import numpy as np
 
 from calibration.layouts import load_layout
-from calibration.observe import build_observation, current_geometry
 from calibration.procedure import calibrate_image
 from calibration.synthetic import MatRenderer, Placed, dice_in_zones
+from calibration.table.fit import current_geometry
+from calibration.table.photo import read_detections
 from vision.detections import Detections
 from vision.renderer import Lighting
 
@@ -131,7 +132,7 @@ def evaluate_game(game: str, players: int | None = None, poses: int = 8, seed: i
         logger.debug("%s photo %d: tilt %.0f, %d/%d markers used, %.2f px rms, table max %.2f mm",
                      layout.key, k, cam.tilt_deg, g.markers_used, g.markers_total, g.error_px,
                      errs.max())
-        obs = build_observation(fitted, det, shot.image, refit=False, snap=reader is not None)
+        obs = read_detections(fitted, det, shot.image, refit=False, snap=reader is not None)
         views_all_seen += obs.zones_seen == frozenset(z.name for z in layout.zones)
         in_view = tuple(placed[int(j)] for j in shot.rendered.die_index)
         truth_dice += len(in_view)

@@ -79,6 +79,20 @@ def render_mat(layout: Layout, ppm: float = 4.0) -> np.ndarray:
     return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
 
 
+READ_PPM = 2.0
+"""Resolution at which the table reader compares the table with its mat (dice found on the
+mat, pyramids, card slots and card areas), px per mm."""
+
+
+@cache
+def mat_raster(layout: Layout) -> np.ndarray:
+    """The mat as printed, at READ_PPM: the reference the table reader tells dice, pieces
+    and cards from (rendered once per layout, read-only)."""
+    raster = render_mat(layout, READ_PPM)
+    raster.setflags(write=False)
+    return raster
+
+
 @cache
 def paper_mask(layout: Layout, ppm: float = 2.0, clearance_mm: float = 2.0) -> np.ndarray:
     """bool (H, W): mat pixels that are bare paper at least clearance_mm from any ink.

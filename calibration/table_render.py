@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from calibration.card_layout import CARD_BAND_MM, CARD_COLUMN_GAP_MM, CARD_MM
+from calibration.games.spec import perception
 from calibration.layouts import Layout, load_layout
 from calibration.synthetic import MatRenderer
 from engine.observation import Expected, View, make_view
@@ -45,19 +47,10 @@ CAMERA_TILT_DEG = 12.0
 setup, UNVERIFIED; calibration handles 0-35 deg)."""
 CAMERA_FILL = 0.9
 """Share of the frame the mat spans (the user frames the mat with a small margin)."""
-DIE_MM = {"icedice": 18.0, "pyramid_dice": 16.0}
-"""Die edge per game (IceDice dice are larger than a standard 16 mm d6: UNVERIFIED guess)."""
 DIE_GAP_MM = 14.0
 """Least distance between two dice's edges where they land."""
 PIECE_GAP_MM = 9.0
 """Gap between neighbouring pyramids standing side by side."""
-CARD_MM = (44.0, 63.0)
-"""A card lying in an area (mini-card size, UNVERIFIED); slot cards take the slot's size."""
-CARD_BAND_MM = 14.0
-"""Players keep the cards of an area in columns, each card lying on the one before it with
-the top band (title) of every card showing, as in patience: how much of a covered card
-shows. The camera counts an area's cards from these bands (device.observer)."""
-CARD_COLUMN_GAP_MM = 4.0
 
 
 def card_spot(layout: Layout, zone: str, k: int) -> tuple[float, float, float, float]:
@@ -123,7 +116,7 @@ class TableRenderer:
         self.empty_mat = np.ascontiguousarray(self.mr.mat[::-1])  # mat orientation
         self.rng = np.random.default_rng(seed)
         self.camera = self._pose()
-        self.die_mm = DIE_MM.get(self.game, 16.0)
+        self.die_mm = perception(self.game).die_mm  # the game's dice, as its spec gives
         self.placement = Placement()
         self._cards_cache: dict[tuple, np.ndarray] = {}
 

@@ -1,7 +1,8 @@
 """The live loop: source → settle → read → observation → reconcile → match → store → hub.
 
 Nothing is read while something moves. Each settled frame is turned into an Observation
-(by the reader and the calibration, injected as ``observe``) and explained by the rules:
+by the table reader (``table``: calibration.table.protocol.TableReading) and explained by
+the rules:
 
 * ``Accepted``: the actions are recorded with the camera as their source, the confidence,
   and a small JPEG of the table as evidence;
@@ -26,6 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.table.protocol import TableReading
 from device.camera import CameraUnavailableError, FrameSource
 from device.observer_hands import HandSide
 from device.web.service import MatchService
@@ -35,8 +37,6 @@ from vision.frame import Frame
 from vision.settle import Settler
 
 logger = logging.getLogger(__name__)
-
-Observe = Callable[[Frame], Observation]
 
 
 def thumbnail(image: np.ndarray, width: int = 320, quality: int = 70) -> bytes:
@@ -58,7 +58,7 @@ class Step:
     processing_ms: float
     observation: Observation | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    """per-stage milliseconds: the observer's own stages (when it keeps them) and
+    """per-stage milliseconds: the table reader's own stages and ``observe`` (all of them),
     ``reconcile`` / ``record``"""
 
 
@@ -67,7 +67,7 @@ class Runtime:
     """Drives one match from one frame source."""
 
     source: FrameSource
-    observe: Observe
+    table: TableReading
     service: MatchService
     match_id: str
     settler: Settler = field(default_factory=Settler)
@@ -93,10 +93,9 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.seats = self.service.seats(self.match_id)
-        outline = getattr(self.observe, "table_outline", None)
-        if callable(outline):  # a calibrated observer: hands are looked for over the table
-            polygon, size = outline()
-            self.settler.set_table(polygon, size)
+        outline = self.table.outline()
+        if outline is not None:  # a calibrated table: hands are looked for over it
+            self.settler.set_table(*outline)
 
     def step(self) -> Step | None:
         """Take one frame; returns the Step when the frame was read."""
@@ -122,10 +121,9 @@ class Runtime:
             # the players answered, acted or undid since: that alert is closed, and the same
             # question, raised by the table again, is asked again
             self._open_alert, self._alerted, self._alert_at = None, False, None
-        expect = getattr(self.observe, "expect", None)
-        if callable(expect):  # what the table should show, for observers that learn from it
-            expect(match.game.expected_view(match.state))
-        observation = self.observe(frame)
+        # what the table should show (a reader learns from it and re-reads what disagrees)
+        self.table.expect(match.game.expected_view(match.state))
+        observation = self.table.read(frame)
         moved = self._moved
         if moved and self._alerted:
             # after an alert the hands over the table are the players putting it back: that
@@ -147,7 +145,7 @@ class Runtime:
             self.hands.settled(self.settler.last_small)
         self._moved = False
         t3 = time.perf_counter()
-        timings = dict(getattr(self.observe, "timings", None) or {})
+        timings = dict(self.table.timings)
         timings.update(observe=round((t1 - t0) * 1000, 1), reconcile=round((t2 - t1) * 1000, 1),
                        record=round((t3 - t2) * 1000, 1),
                        cpu=round((time.process_time() - cpu0) * 1000, 1))
@@ -159,26 +157,20 @@ class Runtime:
         return step
 
     def _picture(self, frame: Frame) -> bytes:
-        """The frame just read, with the reader's dice drawn on it (when the observer keeps
-        them: the real one does; the noise model reads no pixels)."""
-        det = getattr(self.observe, "last_detections", None)
-        image = frame.image
-        if det is not None and len(det):
-            from vision.annotate import annotate
-
-            image = annotate(image, det)
+        """The frame just read, with what the reader read drawn on it."""
+        image = self.table.annotated(frame.image)
         return thumbnail(image, width=min(640, image.shape[1]), quality=75)
 
     def _learn(self, res: Resolution) -> None:
-        """Tell an observer that learns its dice (device.table_learning) what the match is
-        now sure of: the state after an accepted move, or the state a reading matched."""
-        learn = getattr(self.observe, "learn", None)
-        if not callable(learn) or not isinstance(res, (Accepted, NoChange)):
+        """Tell the reader what the match is now sure of (it learns its dice from it:
+        calibration.table.learning): the state after an accepted move, or the state a
+        reading matched."""
+        if not isinstance(res, (Accepted, NoChange)):
             return
         match = self.service.match(self.match_id)
         live = {e.seq for e in match.live_entries}
-        learn(max(live, default=-1), match.game.expected_view(match.state), res.confidence,
-              live)
+        self.table.learn(max(live, default=-1), match.game.expected_view(match.state),
+                         res.confidence, live)
 
     def _handle(self, res: Resolution, frame: Frame) -> None:
         mid = self.match_id

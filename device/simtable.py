@@ -12,9 +12,9 @@ Two observers (``SimParams.observer``):
   printed mat, dice with their faces, pyramids, cards, an arm, light, bumps). The simulated
   camera is calibrated from a photo of the mat with the dice on it, as a user would
   (``dicetable calibrate``, before the cards and pieces are set out),
-  and every settled frame is read by :class:`device.observer.TableObserver`: the dice
-  reader, the face reader, the pieces readers and the calibration, exactly as for a real
-  camera. Whether the dice were thrown comes from its die tracker.
+  and every settled frame is read by :class:`calibration.table.reader.TableReader`: the
+  dice reader, the face reader, the pieces readers and the calibration, exactly as for a
+  real camera. Whether the dice were thrown comes from its die tracker.
 - ``noise``: the frames are abstract squares and each reading is a calibrated noise model
   on the true table of that frame (:mod:`device.observer_sim`), told by the table whether
   the dice were thrown. Fast, for tests of the settle → reconcile → record loop only.
@@ -28,7 +28,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -39,6 +39,10 @@ from engine.core import throws_dice
 from engine.observation import View
 from engine.thrower import default_seats
 from vision.frame import Frame
+
+if TYPE_CHECKING:
+    from calibration.table.protocol import TableReading
+    from calibration.table.reader import TableReader
 
 
 @dataclass
@@ -342,47 +346,58 @@ class SimulatedTable:
         return img
 
     # --- reading --------------------------------------------------------------------------------
-    def observer(self) -> Any:
-        """The reading of a frame (see the module docstring for the two observers)."""
+    def observer(self) -> TableReading:
+        """The reader of its frames (see the module docstring for the two observers)."""
         if self.params.observer == "real":
             return self.real_observer()
-        return self.noise_observer()
+        return NoiseReader(self)
 
-    def real_observer(self) -> Any:
+    def real_observer(self) -> TableReader:
         """Calibrate the simulated camera from a photo of the mat with the dice on it, as a
         user would with `dicetable calibrate` before setting out the game, and read every
         settled frame with the real pipeline."""
         from calibration.procedure import calibrate_image
-        from device.observer import TableObserver
-        from device.observer_dice import shared_readers
+        from calibration.table.reader import TableReader
 
         assert self.renderer is not None
         profile = calibrate_image(self.calibration_image, self.renderer.layout,
                                   colours=self._calibration_colours,
                                   source=f"sim:{self.game.info.name}")
-        reader, faces = shared_readers(self.game.info.name)
-        observer = TableObserver(profile, self.game.info.name, reader, faces)
-        if not self.params.learn:
-            observer.learner = None
-        return observer
+        return TableReader.build(profile, self.game.info.name, learn=self.params.learn)
 
-    def noise_observer(self) -> Any:
-        """The noise model on each frame's true table; whether the dice were thrown is told
-        by the table (a tracker needs positions, which this model has none of)."""
-        noisy = NoisyObserver({}, self.rng, self.params.misread)
 
-        last: list[int] = [-1]  # the frame read before this one
+class NoiseReader:
+    """The noise model on each frame's true table (observer ``noise``); whether the dice
+    were thrown is told by the table (a tracker needs positions, which this model has none
+    of). It reads no pixels, learns nothing and draws nothing."""
 
-        def observe(frame: Frame) -> Observation:
-            noisy.domains = attribute_domains(self._views[-40:])
-            obs = noisy.observe(self.scenes_at[frame.seq].view, frame=frame.seq)
-            scenes = {id(self.scenes_at[f]): self.scenes_at[f]
-                      for f in range(last[0] + 1, frame.seq + 1)}
-            last[0] = frame.seq
-            rolled = any(s.rolled for s in scenes.values())
-            return Observation(obs.objects, obs.zones_seen, obs.moved, obs.frame, rolled)
+    def __init__(self, table: SimulatedTable) -> None:
+        self.sim = table
+        self.noisy = NoisyObserver({}, table.rng, table.params.misread)
+        self.timings: dict[str, float] = {}
+        self._last = -1  # the frame read before this one
 
-        return observe
+    def read(self, frame: Frame) -> Observation:
+        sim = self.sim
+        self.noisy.domains = attribute_domains(sim._views[-40:])
+        obs = self.noisy.observe(sim.scenes_at[frame.seq].view, frame=frame.seq)
+        scenes = {id(sim.scenes_at[f]): sim.scenes_at[f]
+                  for f in range(self._last + 1, frame.seq + 1)}
+        self._last = frame.seq
+        rolled = any(s.rolled for s in scenes.values())
+        return Observation(obs.objects, obs.zones_seen, obs.moved, obs.frame, rolled)
+
+    def expect(self, view: View) -> None:
+        return None
+
+    def learn(self, key: int, view: View, posterior: float, live: set[int]) -> None:
+        return None
+
+    def outline(self) -> None:
+        return None
+
+    def annotated(self, image: np.ndarray) -> np.ndarray:
+        return image
 
 
 @dataclass

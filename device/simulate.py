@@ -121,7 +121,8 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
     table = SimulatedTable(game, players, seed, params)
     service = MatchService(SQLiteStore(":memory:"))
     mid = service.create(game, players, {}, None, seed, f"sim {seed}", seats=table.seats)
-    runtime = Runtime(table, table.observer(), service, mid, live_view=False)
+    reader = table.observer()
+    runtime = Runtime(table, reader, service, mid, live_view=False)
 
     def on_phone(text: str) -> None:
         """The players end the match on the phone (after telling it anything it lacks)."""
@@ -203,8 +204,12 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
             report.append(rec)
     match = service.match(mid)
     figures.dice_reads += [(i, len(reads), r, t) for i, (r, t) in enumerate(reads)]
-    learner = getattr(runtime.observe, "learner", None)
-    figures.table_fits += learner.fits if learner is not None else 0
+    if table.params.observer == "real":
+        from calibration.table.reader import TableReader
+
+        assert isinstance(reader, TableReader)
+        learner = reader.dice.learner
+        figures.table_fits += learner.fits if learner is not None else 0
     figures.matches += 1
     figures.moves += len(table.truth.actions)
     figures.violations_injected += len(table.injected)

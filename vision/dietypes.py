@@ -127,9 +127,10 @@ def all_labels() -> tuple[str, ...]:
 
 
 def game_types(game: str) -> tuple[str, ...]:
-    """Names of the shipped die types a game rolls (besides plain d6)."""
-    prefix = {"icedice": "icedice-", "quarriors": "quarriors-"}.get(game)
-    return tuple(n for n in catalogue() if prefix and n.startswith(prefix))
+    """Names of the shipped die types made for a game: the catalogue names them after it
+    (``icedice-size``, ``quarriors-assistant``). Which of them a table has in play is the
+    game's perception spec's (calibration.games)."""
+    return tuple(n for n in catalogue() if n.startswith(f"{game}-"))
 
 
 def custom(name: str, labels: list[str], body: str = "#ececec", ink: str = "#141414",

@@ -151,7 +151,7 @@ TABLE_PX = 800
 """Side of a table image of :func:`table_of_kind` (1 mm a pixel): wider than any view of a
 scene of 36-64 px dice."""
 TABLES = ("grey", "random", "green felt", "red cloth", "wood")
-"""Table kinds the light measurements render (``device.light_faces``,
+"""Table kinds the light measurements render (``models.measure.light_faces``,
 ``models.training.light_tables``): a grey world that holds, and coloured tables where it does
 not."""
 

@@ -6,12 +6,13 @@ printed with the die's other faces. Which part of the box the top face fills dep
 camera's pose, which a photo of no calibrated table does not give, so the box and squares
 inside it are all candidates (:func:`top_candidates`). Each is read (:func:`read_candidates`:
 the type whose rendered face means lie nearest, and the face with that type), and one is
-chosen, for the games of :data:`CHOOSER_GAMES` by :class:`TopFaceChooser` when its weights
-are shipped (``top_face_choice.json`` beside the face model): a logistic model of "this
-candidate reads the die right" over the candidate's nearness to the face means, how sure its
-reading is, its size and place in the box and that place against the die's place in the
-photo (a camera sees the top face displaced away from the point under it). Otherwise the
-nearest candidate is chosen, as before the weights were trained.
+chosen, for the games whose perception spec asks for it (calibration.games:
+``top_face_chooser``) by :class:`TopFaceChooser` when its weights are shipped
+(``top_face_choice.json`` beside the face model): a logistic model of "this candidate reads
+the die right" over the candidate's nearness to the face means, how sure its reading is, its
+size and place in the box and that place against the die's place in the photo (a camera sees
+the top face displaced away from the point under it). Otherwise the nearest candidate is
+chosen, as before the weights were trained.
 """
 
 from __future__ import annotations
@@ -35,13 +36,6 @@ SCALE_CODED_FRACTION = 0.75
 """The smallest square a scale-coded type's face is read from when the nearest candidate is
 chosen (see :func:`scale_coded`)."""
 CHOICE_FILE = "top_face_choice.json"
-CHOOSER_GAMES = ("icedice",)
-"""The games whose dice :class:`TopFaceChooser` chooses for (the others' nearest candidate):
-those that met the rule set before its measurement (``models/die_faces.md``). On a photo
-seed never read before (``python -m device.photo_angles --seed 2``, 1 061 dice a game, true
-boxes), IceDice 843 -> 908 right, within 25 degrees 388 -> 394 of 405; with the dice
-reader's boxes (``--detector``, seed 1, the detector of then) 546 -> 590 of 925. Quarriors
-failed: 818 -> 816, within 25 degrees 370 -> 359."""
 
 logger = logging.getLogger(__name__)
 
@@ -51,12 +45,12 @@ def scale_coded(type_name: str) -> bool:
     """Whether a type's faces are told apart by the size of what they show (IceDice's size
     die: a small, a medium or a large pyramid). A square cut inside such a face zooms its
     pictogram, so a medium pyramid read from a 0.6 square looks large (of the IceDice dice
-    seen within 15 degrees of square-on and misread in device.photo_angles' seed-1 photos,
+    seen within 15 degrees of square-on and misread in models.measure.photo_angles' seed-1 photos,
     7 of 8 were size dice read one size up, every one read right from its box). The nearest
     candidate is then chosen among those of at least SCALE_CODED_FRACTION, chosen on seed 0
     (size dice read as such, 323 in 200 photos: 253 right as before, 267 with 0.75, 222 with
     0.9; the box when it is nearly as near, a vote of the squares, or the surest square: no
-    better). Held out, ``python -m device.photo_angles`` (seed 1): size dice 256 -> 267 of
+    better). Held out, ``python -m models.measure.photo_angles`` (seed 1): size dice 256 -> 267 of
     320, all IceDice dice 726 -> 737 of 925 (25-45 degrees 370 -> 381). It does not mend the
     near-axis ones (114 -> 115 of 122): a 0.75 square still zooms a face that fills the box,
     and the box alone misreads the oblique ones (141 of 323)."""

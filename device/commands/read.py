@@ -106,8 +106,8 @@ def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
     if game is not None:
         _add_game_objects(result, img, det, game, profile)
     if profile is not None:
-        from calibration.observe import annotate_detections
         from calibration.profile import ProfileError
+        from calibration.table.photo import annotate_detections
 
         try:
             extra = annotate_detections(profile, det, img)
@@ -128,7 +128,8 @@ def _add_game_objects(result: dict, img, det: Detections, game: str,
                       profile: object | None) -> None:
     """Per die its kind, type and face for the game's die types; with a profile, the
     pyramids or card slots as `pieces` (kind, type, zone, slot, colour / size / present)."""
-    from calibration.pieces_read import read_dice_types, read_table_pieces
+    from calibration.table.photo import read_table_pieces
+    from calibration.table.typed import read_dice_types
 
     for d, t in zip(result["dice"], read_dice_types(_face_reader(), img, det, game),
                     strict=True):
@@ -141,7 +142,7 @@ def _add_game_objects(result: dict, img, det: Detections, game: str,
 def _add_enrolled(result: dict, img, det: Detections, enrolled: dict) -> None:
     """Dice read as symbols or unsure get the enrolled die and face that fit them; a face
     enrolled as a pip number (a skull enrolled as 1) gives the die that value."""
-    from calibration.enrolled_read import read_enrolled_dice
+    from calibration.table.enrolled import read_enrolled_dice
 
     for d, e in zip(result["dice"], read_enrolled_dice(_face_reader(), img, det, enrolled),
                     strict=True):

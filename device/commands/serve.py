@@ -2,7 +2,7 @@
 
 With ``--camera SPEC`` (picamera, usb:N, file:PATH, auto) and ``--profile P`` (made by
 `dicetable calibrate`) the live runtime reads the table: every settled frame goes through the
-dice reader, the pieces readers and the calibration (:class:`device.observer.TableObserver`)
+dice reader, the pieces readers and the calibration (:class:`calibration.table.reader.TableReader`)
 and the rules record what happened; with ``--camera none`` the players enter moves on the
 phone. Everything that can be wrong before serving (game, profile, camera, models) is
 checked first and said in one line.
@@ -94,11 +94,11 @@ def announce(what: str, host: str, port: int, access: Any) -> None:
 
 
 def prepare_camera(args: argparse.Namespace) -> tuple[Any, Any, str, int]:
-    """(frame source, observer, game, players) for --camera SPEC, or UserError saying what
-    is missing."""
+    """(frame source, table reader, game, players) for --camera SPEC, or UserError saying
+    what is missing."""
     from calibration.profile import ProfileError, load
+    from calibration.table.reader import TableReader
     from device.camera import CameraUnavailableError, open_source
-    from device.observer import TableObserver
     from engine import EngineError, get_game
     from vision.onnx_models import ModelNotFoundError
 
@@ -136,14 +136,14 @@ def prepare_camera(args: argparse.Namespace) -> tuple[Any, Any, str, int]:
         logger.warning("%s", exc)
     try:
         # The dice enrolled in the profile (`dicetable enrol`, the phone) are read too.
-        observer = TableObserver(profile, game.info.name, enrolment=path)
+        table = TableReader.build(profile, game.info.name, enrolment=path)
     except ModelNotFoundError as exc:
         raise UserError(str(exc), exit_status=1) from None
     try:
         source = open_source(args.camera)
     except CameraUnavailableError as exc:
         raise UserError(str(exc)) from None
-    return source, observer, game.info.name, players
+    return source, table, game.info.name, players
 
 
 def run(args: argparse.Namespace) -> int:
@@ -202,14 +202,14 @@ def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str,
     from device.web import create_app
     from device.web.service import MatchService
 
-    source, observer, game, players = camera
+    source, table, game, players = camera
     service = MatchService(store)
     mid = service.create(game, players, {}, None, None, f"Table ({spec})")
-    runtime = Runtime(source, observer, service, mid, reopen=lambda: open_source(spec))
+    runtime = Runtime(source, table, service, mid, reopen=lambda: open_source(spec))
     stop = threading.Event()
     thread = threading.Thread(target=runtime.run, args=(stop,), name="camera-runtime",
                               daemon=True)
     app = create_app(store, service=service, enroller=enroller, access=access,
                      status=lambda: {"camera": spec, "runtime": runtime.status, "match": mid,
-                                     "camera_fit": observer.camera_status})
+                                     "camera_fit": table.camera_status})
     return app, stop, thread

@@ -46,13 +46,13 @@ from models.training.train_classifier import (
     train_classifier,
 )
 from models.training.train_detector import train_detector
-from models.training.wild_data import wild_samples
+from models.training.wild_data import wild_crops, wild_negatives, wild_samples
 from vision.classifier import CROP_PX, FEATURES_OUTPUT, NOT_A_DIE, crop_dice
 from vision.detector import DiceDetector as OnnxDetector
 from vision.imageio import load_image
 from vision.onnx_models import CLASSIFIER_FILE, CLASSIFIER_FLOAT_FILE, DETECTOR_FILE
 from vision.photometry import normalise_light
-from vision.scales import BAND, detect_pyramid
+from vision.scales import detect_pyramid
 
 logger = logging.getLogger(__name__)
 
@@ -70,9 +70,9 @@ class Recipe:
     det_steps: int = 1500
     det_lr: float = 1e-3
     det_real_share: float = 0.5
-    det_die_px: tuple[float, float] = (BAND[0] - 2, BAND[1] + 10)
-    """Dice sizes the detector's training windows show (a little beyond the pyramid's
-    band, whose edges it must still find)."""
+    det_die_px: tuple[float, float] = (12.0, 90.0)
+    """Dice sizes the detector's training windows show: the pyramid's band (16-64 px) and
+    beyond it both ways (the last pass run keeps smaller dice; the coarsest, bigger)."""
     det_real_side: float = 48.0
     """Real photos are kept for the detector at a scale where their median die is this many
     px (never enlarged): its windows then shrink them more often than they blow them up."""
@@ -101,11 +101,25 @@ def _domain_weights(domains: list[str]) -> np.ndarray:
     return np.array([per[d] for d in domains])
 
 
+def _detector_base_path(recipe: Recipe) -> Path:
+    return CACHE / (f"detbase_s{recipe.seed}_n{recipe.scenes}_w{recipe.wild}"
+                    f"_st{recipe.det_base_steps}"
+                    f"_px{recipe.det_die_px[0]:g}-{recipe.det_die_px[1]:g}.pt")
+
+
+def detector_base_onnx(recipe: Recipe) -> Path:
+    """The detector base as ONNX (what mines the wild scenes' hard negatives; cached)."""
+    path = _detector_base_path(recipe).with_suffix(".onnx")
+    if not path.exists():
+        net = DiceDetector()
+        net.load_state_dict(detector_base(recipe))
+        export_detector(net.eval(), path)
+    return path
+
+
 def detector_base(recipe: Recipe) -> dict:
     """State dict of the detector trained on rendered scenes only (cached)."""
-    key = (f"detbase_s{recipe.seed}_n{recipe.scenes}_w{recipe.wild}_st{recipe.det_base_steps}"
-           f"_px{recipe.det_die_px[0]:g}-{recipe.det_die_px[1]:g}")
-    path = CACHE / f"{key}.pt"
+    path = _detector_base_path(recipe)
     if path.exists():
         logger.info("detector base from %s", path)
         return torch.load(path)
@@ -233,12 +247,15 @@ def fold_classifier(real: tuple[np.ndarray, np.ndarray, np.ndarray], recipe: Rec
     returns the network, its temperature and the training's figures."""
     n_classes = NOT_A_DIE + 1
     syn_crops, syn_labels = synthetic_crops(recipe.seed, recipe.scenes, CROP_PX)
-    wild, _ = wild_samples(recipe.seed, recipe.wild)
-    wild_crops, wild_labels = np.stack(wild.crops), np.array(wild.labels, np.int64)
+    crops_w, labels_w = wild_crops(recipe.seed, recipe.wild)
+    hard, hard_labels = wild_negatives(recipe.seed, recipe.wild, detector_base_onnx(recipe))
+    crops_w = np.concatenate([crops_w, hard])
+    labels_w = np.concatenate([labels_w, hard_labels])
     r_crops, r_labels, r_dom = real
-    crops = np.concatenate([syn_crops, wild_crops, r_crops])
-    labels = np.concatenate([syn_labels, wild_labels, r_labels])
-    n_syn, n_wild, n_real = len(syn_crops), len(wild_crops), len(r_crops)
+    crops = np.concatenate([syn_crops, crops_w, r_crops])
+    labels = np.concatenate([syn_labels, labels_w, r_labels])
+    n_syn, n_wild, n_real = len(syn_crops), len(crops_w), len(r_crops)
+    del crops_w, labels_w
     is_real = np.zeros(len(crops), bool)
     is_real[n_syn + n_wild:] = True
     real_share = recipe.cls_real_share if n_real else 0.0
@@ -270,7 +287,8 @@ def fold_classifier(real: tuple[np.ndarray, np.ndarray, np.ndarray], recipe: Rec
                            "training diverged")
     acc = (val.argmax(1).numpy() == labels[held])
     return net, temperature, {
-        "crops": {"synthetic": n_syn, "wild": n_wild, "real": n_real,
+        "crops": {"synthetic": n_syn, "wild": n_wild, "wild_hard_negatives": len(hard),
+                  "real": n_real,
                   "real_not_a_die": int((r_labels == NOT_A_DIE).sum())},
         "held_out_accuracy": float(acc.mean()),
         "held_out_real_accuracy": float(acc[is_real[held]].mean()) if is_real[held].any()
@@ -308,6 +326,7 @@ def train_pair(held_out: str | None, out: Path, recipe: Recipe) -> dict:
     det = fold_detector(photos, images, recipe)
     export_detector(det, out / DETECTOR_FILE)
     real = real_crops(photos, images, out / DETECTOR_FILE, recipe)
+    del images  # (the photos are some GB; the classifier needs only their crops)
     net, temperature, figures = fold_classifier(real, recipe)
     rng = np.random.default_rng(recipe.seed + 4)
     calib = real[0][rng.choice(len(real[0]), min(600, len(real[0])), replace=False)] \

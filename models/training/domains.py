@@ -121,7 +121,7 @@ def _table(args: argparse.Namespace) -> int:
             row = domain_row(reader, d, ks, args.seeds)
             row["pair"] = "seen" if d in seen else "held out"
             table["domains"][d] = row
-            print(format_table({"domains": {d: row}}).splitlines()[-1 - len(ks)], file=sys.stderr)
+            print(format_table({"domains": {d: row}}), file=sys.stderr)
         out = Path(args.out) if args.out else None
     else:
         base = RUNS / args.name
@@ -134,7 +134,7 @@ def _table(args: argparse.Namespace) -> int:
             row = domain_row(_reader(folder), d, ks, args.seeds)
             row["pair"] = "held out"
             table["domains"][d] = row
-            print(f"{d}: {json.dumps(row['zero_shot'])}", file=sys.stderr)
+            print(format_table({"domains": {d: row}}), file=sys.stderr)
         out = Path(args.out) if args.out else base / "table.json"
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,7 @@ Usage::
     python -m models.training.light_tables [--scenes N] [--seed S] [--tables ...]
         [--shifts ...] [--json]
 
-``device.light_faces`` found that on coloured tables (green felt, red cloth, wood)
+``models.measure.light_faces`` found that on coloured tables (green felt, red cloth, wood)
 the grey world takes the table's colour for the lamp's and costs the typed dice's face
 reading. This asks the same of the pip reader: each photo is a ``vision.scenes.random_scene``
 of 3-12 pip dice of 28-72 px (none cocked, none typed) on a table of a kind of

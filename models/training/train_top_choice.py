@@ -13,7 +13,7 @@ each die (what ``dicetable read --game`` reads from), and fits a logistic regres
 method, L2 `lam` on the standardised features ``vision.topface.FEATURES``) of "this
 candidate's type and face are the die's". Writes ``top_face_choice.json``: the weights, the
 face model's sha256 they were learnt on (the reader ignores them for another), and how they
-were made. Photo seeds 10 and 11 by default: ``device.photo_angles`` measures on seeds 0-2.
+were made. Photo seeds 10 and 11 by default: ``models.measure.photo_angles`` measures on seeds 0-2.
 Numpy only; about 15 minutes on one core.
 """
 

@@ -10,7 +10,7 @@ D1, the detector shipped before (trained on the renderer's data version 3), saw 
 in about one of 23 of the dice it drew (a quarter of the synthetic scenes hold 35 % custom
 dice, ``dataset.TYPED_SCENES`` / ``TYPED_RATE``, and half its draws were real pip photos),
 and ``read --game`` found too few of them: at the reader's boxes, 751 of 925 IceDice dice of
-``device.photo_angles --detector`` (photo seed 1), and a tenth of them even within 15
+``models.measure.photo_angles --detector`` (photo seed 1), and a tenth of them even within 15
 degrees of square-on. Of 30 missed dice of a probe (photo seed 5), 18 raised a heat peak
 just under the threshold (0.2-0.3); looked at by eye, most stood against another die.
 
@@ -21,7 +21,7 @@ photos of custom dice (:func:`typed_photos`), so that the pip dice of real photo
 they have. The defaults are the shipped detector's recipe, tuned from D1 and chosen in
 ``models/dice_reader.md`` (14.5 minutes on one thread).
 
-The typed photos use scene seeds 1000 + i (``device.photo_angles`` measures on photo seeds
+The typed photos use scene seeds 1000 + i (``models.measure.photo_angles`` measures on photo seeds
 0-3 and the top-face chooser trained on 10-12). Writes ``DIR/dice_detector_202611.onnx``
 and ``DIR/tune_detector.json``.
 """

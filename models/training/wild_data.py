@@ -10,10 +10,12 @@ its look-alikes (keys, buttons, RPG dice...) and of random places on the table.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import pickle
 import sys
 from multiprocessing import Pool
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -98,3 +100,60 @@ def wild_samples(seed: int, scenes: int, size: int = CROP_PX, workers: int = 2
     with open(cache, "wb") as f:
         pickle.dump((out, looks), f, protocol=pickle.HIGHEST_PROTOCOL)
     return out, looks
+
+
+def wild_crops(seed: int, scenes: int, size: int = CROP_PX) -> tuple[np.ndarray, np.ndarray]:
+    """(crops, labels) of the wild scenes alone, from a cache of their own: the classifier
+    needs none of the scenes' images (the whole samples are some 5 GB)."""
+    cache = CACHE / f"crops_{wild_key(seed, scenes, size)}.npz"
+    if cache.exists():
+        z = np.load(cache)
+        return z["crops"], z["labels"]
+    samples, _ = wild_samples(seed, scenes, size)
+    crops, labels = np.stack(samples.crops), np.array(samples.labels, np.int64)
+    del samples
+    np.savez(cache, crops=crops, labels=labels)
+    return crops, labels
+
+
+#: At most this many "not a die" crops where the detector fires on a wild scene's table.
+HARD_PER_SCENE = 12
+
+
+def wild_negatives(seed: int, scenes: int, detector: Path, size: int = CROP_PX
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """'Not a die' crops where ``detector`` fires, at any level of the image pyramid, on the
+    wild scenes' tables but on no die (the surest first), cached per detector file."""
+    from vision.detector import DiceDetector
+    from vision.scales import detect_pyramid
+
+    tag = hashlib.sha256(Path(detector).read_bytes()).hexdigest()[:10]
+    cache = CACHE / f"wildneg_{wild_key(seed, scenes, size)}_{tag}.npz"
+    if cache.exists():
+        z = np.load(cache)
+        return z["crops"], z["labels"]
+    samples, _ = wild_samples(seed, scenes, size)
+    det = DiceDetector(detector)
+    rng = np.random.default_rng([seed, 11])
+    crops: list[np.ndarray] = []
+    for img, boxes in tqdm(list(zip(samples.det_images, samples.det_boxes, strict=True)),
+                           desc="wild hard negatives", unit="scene", mininterval=30):
+        found = detect_pyramid(det, img)
+        if not len(found):
+            continue
+        c = found.center
+        if len(boxes):
+            pad = (boxes[:, 2:] - boxes[:, :2]) * 0.25
+            near = ((c[:, None, :] >= boxes[None, :, :2] - pad)
+                    & (c[:, None, :] <= boxes[None, :, 2:] + pad)).all(axis=2).any(axis=1)
+        else:
+            near = np.zeros(len(found), bool)
+        idx = np.nonzero(~near)[0]
+        idx = idx[np.argsort(-found.confidence[idx])][:HARD_PER_SCENE]
+        if len(idx):
+            crops += list(crop_dice(img, jitter_boxes(found.xyxy[idx].astype(np.float64), rng,
+                                                      0.05), size))
+    out = np.stack(crops) if crops else np.zeros((0, size, size, 3), np.uint8)
+    labels = np.full(len(out), NOT_A_DIE, np.int64)
+    np.savez(cache, crops=out, labels=labels)
+    return out, labels

@@ -1,14 +1,14 @@
-"""Reading a die's top face square-on on a calibrated mat (calibration.dice_top)."""
+"""Reading a die's top face square-on on a calibrated mat (calibration.table.dice_top)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from calibration.dice_top import locate_top, read_top_faces
 from calibration.procedure import calibrate_image
+from calibration.table.dice_top import locate_top, read_top_faces
+from calibration.table.readers import shared_readers
 from calibration.table_render import TableRenderer
-from device.observer_dice import shared_readers
 from engine.observation import Expected, make_view
 
 SIZES = ("S", "M", "L", "SM", "SL", "ML")
@@ -61,7 +61,7 @@ def test_the_size_die_reads_right_from_an_estimate_5_mm_off(throws) -> None:
     whose pictograms joined the top face's: S as SM, SL as ML, sure of it (the live misreads
     of the size die). Centred on the outline, every throw reads right, and sure."""
     shots, geometry = throws
-    _, faces = shared_readers("icedice")
+    _, faces = shared_readers(True)
     rng = np.random.default_rng(2)
     types = ["icedice-size", "icedice-colour-rainbow"]
     for image, true, size in shots:

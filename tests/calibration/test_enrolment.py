@@ -73,9 +73,9 @@ def test_a_malformed_enrolment_is_one_clear_error(tmp_path: Path, body: str) -> 
 
 
 def test_enrolled_faces_replace_the_pip_reading_and_a_named_face_is_a_symbol() -> None:
-    """calibration.enrolled_read.with_enrolled_faces: the live observer's dice take the
+    """calibration.table.enrolled.with_enrolled_faces: the live observer's dice take the
     enrolled reading; a label that is no pip face ("skull") is a symbol to the rules."""
-    from calibration.enrolled_read import with_enrolled_faces
+    from calibration.table.enrolled import with_enrolled_faces
     from vision.detections import FACE_NAMES, Detections
 
     pips = np.zeros((3, len(FACE_NAMES)), np.float32)

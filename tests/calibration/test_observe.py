@@ -11,14 +11,11 @@ import numpy as np
 import pytest
 
 from calibration.evaluate import truth_detections
-from calibration.observe import (
-    annotate_detections,
-    build_observation,
-    current_geometry,
-    zones_seen,
-)
 from calibration.procedure import calibrate_image
 from calibration.synthetic import Placed, dice_in_zones
+from calibration.table.fit import current_geometry
+from calibration.table.photo import annotate_detections, read_detections
+from calibration.table.zones import zones_seen
 from engine.observation import Observation
 from vision.detections import Detections
 
@@ -52,7 +49,7 @@ def test_every_die_in_its_zone_and_slot(renderers, profiles, game: str) -> None:
         photo = mr.photo(mr.random_pose(rng, fov_deg=62.0), placed, seed=40 + k,
                          blur=0.8, noise=2, cover=mr.half_covered(rng) if k else ())
         det = truth_detections(photo.rendered)
-        obs = build_observation(profile, det, photo.image, frame=7, moved=True, snap=False)
+        obs = read_detections(profile, det, photo.image, frame=7, moved=True, snap=False)
         assert isinstance(obs, Observation) and obs.frame == 7 and obs.moved is True
         assert len(obs.objects) == len(placed)  # every die is in the frame
         zones_with_dice = set()
@@ -77,7 +74,7 @@ def test_slots_of_the_pyramid_and_the_boards(renderers, profiles) -> None:
     placed = tuple(Placed(s.centre[0], min(p[1] for p in s.polygon) + 13, 4, "red")
                    for s in pyr.slots if s.id in ("r1c1", "r3c2", "r5c5", "r7c1", "r7c7"))
     photo = mr.photo(mr.random_pose(rng, fov_deg=62.0), placed, seed=2)
-    obs = build_observation(profiles["pyramid_dice"], truth_detections(photo.rendered),
+    obs = read_detections(profiles["pyramid_dice"], truth_detections(photo.rendered),
                             photo.image)
     got = sorted(o.slot for o in obs.objects)
     assert got == ["r1c1", "r3c2", "r5c5", "r7c1", "r7c7"]
@@ -174,7 +171,7 @@ def test_loose_reader_boxes_are_snapped_to_the_die(renderers, profiles) -> None:
                            exact.face_probs)
         truth = np.array([[placed[int(j)].x, placed[int(j)].y] for j in photo.rendered.die_index])
         for snap, errs in ((False, loose_err), (True, snapped_err)):
-            obs = build_observation(profiles["quarriors"], loose, photo.image, snap=snap)
+            obs = read_detections(profiles["quarriors"], loose, photo.image, snap=snap)
             got = np.array([o.position_mm for o in obs.objects])
             errs += np.linalg.norm(got - truth, axis=1).tolist()
     assert np.percentile(loose_err, 50) > 2.0
@@ -202,7 +199,7 @@ def test_quarry_layers_are_told_apart_by_parallax(renderers, profiles) -> None:
             pts.append([t[0], t[1], s.height + 8.0])
         uv, _ = cam.project(np.array(pts))
         det = Detections(np.hstack([uv - 10, uv + 10]), np.ones(len(uv), np.float32))
-        obs = build_observation(profiles["pyradice"], det, photo.image, snap=False)
+        obs = read_detections(profiles["pyradice"], det, photo.image, snap=False)
         for sid, o in zip(ids, obs.objects, strict=True):
             assert o.zone == "quarry"
             total += 1

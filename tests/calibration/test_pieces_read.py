@@ -1,4 +1,4 @@
-"""Pieces of a calibrated photo as `read --game` objects and engine observations."""
+"""Pieces of a calibrated photo as `read --game` objects (calibration.table.photo)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import numpy as np
 from calibration.homography import Geometry
 from calibration.layouts import load_layout
 from calibration.pieces_eval import PPM, draw_cards, pyramid_photo
-from calibration.pieces_read import observed_pieces, read_table_pieces
 from calibration.profile import Profile
 from calibration.synthetic import MatRenderer
+from calibration.table.photo import read_table_pieces
 from vision.pyramids import Pyramid
 from vision.renderer import Lighting, Scene, render_table
 
@@ -34,8 +34,6 @@ def test_pyramids_in_their_zones():
     got = read_table_pieces(_profile(mr, cam), img)
     seen = sorted((p["zone"], p["colour"], p["size"]) for p in got)
     assert seen == [("bank", "green", "L"), ("vault:0", "red", "S")]
-    obs = observed_pieces(got)
-    assert {o.kind for o in obs} == {"piece"} and obs[0].top("size") in ("L", "S")
 
 
 def test_cards_present_in_their_slots():
@@ -52,24 +50,20 @@ def test_cards_present_in_their_slots():
     got = read_table_pieces(_profile(mr, cam), photo)
     assert {p["slot"] for p in got if p["present"]} == filled
     assert {p["zone"] for p in got if p["slot"] in ("s2", "s5")} == {"side"}
-    obs = observed_pieces(got)
-    assert len(obs) == len(filled)
-    # the engine names no place in the side area
-    assert sorted((o.zone, o.slot) for o in obs if o.zone == "side") == [("side", None)] * 2
 
 
 def test_a_large_piece_leaning_over_a_marker_is_one_large_piece():
     """On the far vault a large black piece's apex leans over a printed marker, where black
     on black shows no outline: its base is measured from what shows (it read as two medium
     pieces, and the match stalled on a piece that was never there)."""
-    from calibration.pieces_read import mat_raster
+    from calibration.mat import mat_raster
     from calibration.table_render import Placement, TableRenderer
     from engine.observation import Expected, make_view
     from vision.pyramids import read_pyramids
 
     r = TableRenderer("icedice", 2, seed=0)
     g = _profile(r.mr, r.camera).geometry
-    region = (28.0, 28.0, 452.0, 132.0)  # the vault and 12 mm round it (device.observer)
+    region = (28.0, 28.0, 452.0, 132.0)  # the vault and 12 mm round it (calibration.table.pyramids)
     ref = mat_raster(r.layout)[56:56 + 208, 56:56 + 848]
     piece = Expected.make("piece", "vault:1", colour="black", size="L")
     for x, y in ((112, 56), (118, 58), (124, 60), (148, 58)):  # (all four read wrong before)
@@ -82,7 +76,7 @@ def test_a_large_piece_leaning_over_a_marker_is_one_large_piece():
 
 
 def _typed_photos(game: str, photos: int, seed: int):
-    """Rendered photos of a game's catalogued dice on a grey table (device.light_faces'
+    """Rendered photos of a game's catalogued dice on a grey table (models.measure.light_faces'
     scenes, on a flat table): wide cameras, dice whose printed sides show beside the top face."""
     import dataclasses
 
@@ -105,9 +99,9 @@ def test_read_dice_types_finds_the_top_face_beside_printed_sides(monkeypatch):
     """The box's crop mixes the top face with the printed sides; a square inside it reads
     the top face: the one nearest a face mean, or the shipped chooser's (seeded photos apart
     from those the candidates were chosen on and the chooser learnt from)."""
-    import calibration.pieces_read as pr
+    import calibration.table.typed as typed
     import vision.topface as tf
-    from device.light_faces import true_boxes
+    from models.measure.light_faces import true_boxes
     from vision.dietypes import die_of
     from vision.faces import DieFaceReader
 
@@ -123,12 +117,12 @@ def test_read_dice_types_finds_the_top_face_beside_printed_sides(monkeypatch):
                        for g, (t, lb) in zip(got, truth, strict=True))
 
         total += len(truth)
-        right += n_right(pr.read_dice_types(reader, r.image, true_boxes(r.boxes), "icedice"))
-        nearest_right += n_right(pr.read_dice_types(reader, r.image, true_boxes(r.boxes),
+        right += n_right(typed.read_dice_types(reader, r.image, true_boxes(r.boxes), "icedice"))
+        nearest_right += n_right(typed.read_dice_types(reader, r.image, true_boxes(r.boxes),
                                                     "icedice", chooser=None))
         with monkeypatch.context() as m:
             m.setattr(tf, "TOP_FRACTIONS", ())  # the box's crop only, as before
-            box_right += n_right(pr.read_dice_types(reader, r.image, true_boxes(r.boxes),
+            box_right += n_right(typed.read_dice_types(reader, r.image, true_boxes(r.boxes),
                                                     "icedice", chooser=None))
     # measured: 57 dice; the chooser 48, the nearest square 47, the box's crop alone 32
     assert total >= 50

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from test_runtime import ScriptedSource
+from test_runtime import ScriptedSource, ScriptedTable
 
 from device.runtime import Runtime
 from device.store import SQLiteStore
@@ -157,7 +157,7 @@ def test_the_next_reading_is_compared_with_the_correction(tmp_path: Path) -> Non
         client.post(f"/api/matches/{mid}/corrections",
                     json={"seq": 0, "action": "roll red ML", "version": 2})
         table = {0: misread}
-        Runtime(ScriptedSource([0]), lambda frame: table[0], service, mid).run(
+        Runtime(ScriptedSource([0]), ScriptedTable(lambda frame: table[0]), service, mid).run(
             threading.Event())
         kinds = [e["kind"] for e in service.view(mid)["entries"]]
         assert "violation" not in kinds and kinds[-1] == "action"

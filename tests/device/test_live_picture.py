@@ -9,29 +9,38 @@ from pathlib import Path
 import cv2
 import numpy as np
 from fastapi.testclient import TestClient
-from test_runtime import ScriptedSource, views
+from test_runtime import ScriptedSource, ScriptedTable, views
 
 from device.runtime import Runtime
 from device.store import SQLiteStore
 from device.web import create_app
 from device.web.service import MatchService
+from engine import Observation
 from vision.detections import NUM_FACE_CLASSES, Detections
+from vision.frame import Frame
 
 
-class KeepsDetections:
-    """An observer that, like the real one, keeps the reader's last detections."""
+class KeepsDetections(ScriptedTable):
+    """A reader that, like the real one, draws the dice it read on the live picture."""
 
     def __init__(self) -> None:
-        self.table = views()
+        table = views()
+        super().__init__(lambda frame: table[int(frame.image[0, 0, 0])])
         self.last_detections: Detections | None = None
 
-    def __call__(self, frame):  # type: ignore[no-untyped-def]
+    def read(self, frame: Frame) -> Observation:
         x = 20 + 25 * int(frame.image[0, 0, 0])
         probs = np.zeros((1, NUM_FACE_CLASSES))
         probs[0, 2] = 1.0  # a 3
         self.last_detections = Detections(np.array([[x, 100.0, x + 20, 120]]),
                                           np.array([0.95]), probs)
-        return self.table[int(frame.image[0, 0, 0])]
+        return super().read(frame)
+
+    def annotated(self, image: np.ndarray) -> np.ndarray:
+        from vision.annotate import annotate
+
+        assert self.last_detections is not None
+        return annotate(image, self.last_detections)
 
 
 def test_runtime_keeps_the_annotated_frame_and_the_api_serves_it(tmp_path: Path) -> None:

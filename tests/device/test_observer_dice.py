@@ -1,10 +1,12 @@
-"""A plain d6 whose face reads surely is a die (device.observer_dice.SURE_PLAIN_DIE)."""
+"""A plain d6 whose face reads surely is a die (calibration.table.dice.SURE_PLAIN_DIE)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from device.observer_dice import CONFIRMED_DIE, SURE_PLAIN_DIE, DiceReading
+from calibration.games import perception
+from calibration.layouts import load_layout
+from calibration.table.dice import CONFIRMED_DIE, SURE_PLAIN_DIE, DiceStage
 from engine import get_game
 from engine.observation import Observation, Observed, observe_view
 from engine.reconcile import explain
@@ -12,12 +14,11 @@ from engine.reconcile import explain
 _IMAGE = np.zeros((4, 4, 3), np.uint8)  # (not looked at: plain dice are not re-read)
 
 
-class _Plain(DiceReading):
-    game = "pyramid_dice"
-    edition = ""
-    reader = None
-    face_reader = None
-    _mat_dice = None
+def _plain() -> DiceStage:
+    """The dice stage of a Pyramid Dice table (plain d6 in a known dice zone); no reader is
+    needed to judge dice already read."""
+    return DiceStage(perception("pyramid_dice"), load_layout("pyramid_dice", 2),
+                     None)  # type: ignore[arg-type]
 
 
 def _die(face: dict[str, float], conf: float = 0.58) -> Observed:
@@ -26,7 +27,7 @@ def _die(face: dict[str, float], conf: float = 0.58) -> Observed:
 
 
 def test_a_plain_die_read_surely_is_a_die() -> None:
-    sure, unsure, detected = _Plain()._typed(None, _IMAGE, [
+    sure, unsure, detected = _plain()._typed(None, _IMAGE, [
         _die({"2": 0.99, "3": 0.01}), _die({"4": 0.6, "6": 0.4}),
         _die({"5": 1.0}, conf=0.99)])
     assert sure.confidence == SURE_PLAIN_DIE
@@ -59,5 +60,5 @@ def test_a_roll_with_a_die_scored_low_is_then_recorded() -> None:
 
     text, raw = best(dice)
     assert text == "roll 2 2 4" and raw < 0.9
-    text, read = best(_Plain()._typed(None, _IMAGE, dice))
+    text, read = best(_plain()._typed(None, _IMAGE, dice))
     assert text == "roll 2 2 4" and read >= 0.9

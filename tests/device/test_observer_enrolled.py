@@ -1,5 +1,5 @@
 """A die the players enrolled is read on the live table: a d6 with a symbol on its 1,
-enrolled from five shots of that face, reads as the 1 (device.observer_dice._with_enrolled),
+enrolled from five shots of that face, reads as the 1 (calibration.table.enrolled),
 and an enrolment made while the observer runs (from the phone) is picked up."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 
 from calibration.enrolment import enrol
 from calibration.procedure import calibrate_image
+from calibration.table.reader import TableReader
+from calibration.table.readers import shared_readers
 from calibration.table_render import TableRenderer
-from device.observer import TableObserver
-from device.observer_dice import shared_readers
 from engine import get_game
 from engine.observation import Expected
 from vision.facecrops import face_crops
@@ -38,7 +38,7 @@ def table() -> tuple:
     return tr, view, profile
 
 
-def _faces(observer: TableObserver, tr: TableRenderer, view: tuple, seed: int) -> list:
+def _faces(observer: TableReader, tr: TableRenderer, view: tuple, seed: int) -> list:
     """The dice's face distributions, by position (dice thrown anew each time)."""
     tr.place(view, thrown=True)
     obs = observer.observe(tr.render_still(view, seed=seed), seed)
@@ -54,7 +54,7 @@ def _skull_shots(n: int) -> np.ndarray:
 def test_an_enrolled_symbol_face_reads_as_its_number(table: tuple, tmp_path: Path) -> None:
     tr, view, profile = table
     path = tmp_path / "profile.toml"
-    observer = TableObserver(profile, "pyramid_dice", *shared_readers("pyramid_dice"),
+    observer = TableReader.build(profile, "pyramid_dice", *shared_readers(False),
                              enrolment=path)
     before = _faces(observer, tr, view, 1)
     assert len(before) == 3
@@ -71,7 +71,7 @@ def test_an_unreadable_enrolment_file_keeps_the_dice_read_before(
     tr, view, profile = table
     path = tmp_path / "profile.toml"
     enrol(path, "skull die", "1", _skull_shots(5), base="d6")
-    observer = TableObserver(profile, "pyramid_dice", *shared_readers("pyramid_dice"),
+    observer = TableReader.build(profile, "pyramid_dice", *shared_readers(False),
                              enrolment=path)
     assert sorted(max(d, key=d.get) for d in _faces(observer, tr, view, 3)) == ["1", "4", "5"]
     path.write_text("[enrolment\nbroken", encoding="utf-8")
@@ -98,11 +98,11 @@ def test_enrolled_dice_are_prepared_before_their_first_reading(table: tuple,
     tr, view, profile = table
     path = tmp_path / "profile.toml"
     enrol(path, "skull die", "1", _skull_shots(3), base="d6")
-    observer = TableObserver(profile, "pyramid_dice", *shared_readers("pyramid_dice"),
+    observer = TableReader.build(profile, "pyramid_dice", *shared_readers(False),
                              enrolment=path)
-    assert observer._preparing is not None  # started by the constructor, no frame read
-    observer._preparing.join(timeout=60)
-    reader = observer._enrol_face_reader()
+    assert observer.dice.enrolled.preparing is not None  # started by the constructor, no frame read
+    observer.dice.enrolled.preparing.join(timeout=60)
+    reader = observer.dice.enrolled.reader()
     assert all(reader.is_prepared(d) for d in load_enrolled(path).values())
 
     for label, shots in _novel_shots(3).items():  # taught from the phone during the match
@@ -110,7 +110,7 @@ def test_enrolled_dice_are_prepared_before_their_first_reading(table: tuple,
     new = load_enrolled(path)["new die"]
     assert not reader.is_prepared(new)
     _faces(observer, tr, view, 5)  # the next frame reads the file again
-    observer._preparing.join(timeout=60)
+    observer.dice.enrolled.preparing.join(timeout=60)
     assert reader.is_prepared(new)
     assert reader.verify_weight <= 0 or reader._enrolled[new.key()].verifier is not None
 

@@ -1,5 +1,5 @@
-"""The observer's cheap paths: a light change or a knocked camera does not make it read the
-table again (device.observer_zones.lit_alike, TableObserver._shifted_markers)."""
+"""The table reader's cheap paths: a light change or a knocked camera does not make it read
+the table again (calibration.table.gate.lit_alike, CameraFit._shifted_markers)."""
 
 from __future__ import annotations
 
@@ -43,10 +43,10 @@ def test_a_light_change_alone_reads_nothing_again(table: tuple) -> None:
     before = _pieces(observer.observe(renderer.render_still(view, seed=1), 1).objects)
     for light, azimuth in ((0.85, 220.0), (1.1, 130.0)):
         image = renderer.render_still(view, light=light, light_azimuth=azimuth, seed=2)
-        lit = {k: v[1] for k, v in observer._zone_cache.items()}
+        lit = {k: v[1] for k, v in observer.gate.readings.items()}
         obs = observer.observe(image, 2)
         assert _pieces(obs.objects) == before
-        assert all(observer._zone_cache[k][1] is lit[k] for k in lit if k != "dice"), \
+        assert all(observer.gate.readings[k][1] is lit[k] for k in lit if k != "dice"), \
             "a zone was read again though only the light changed"
 
 
@@ -57,19 +57,19 @@ def test_a_stale_zone_is_read_again_when_only_the_light_changed(table: tuple) ->
     renderer, observer, view = table
     observer.expect(view)
     zones = sorted({e.zone for e in view if e.kind == "piece" and e.zone.startswith("vault")
-                    and e.zone in observer._zone_cache})
+                    and e.zone in observer.gate.readings})
     stale = zones[0]
-    other = [z for z in observer._zone_cache if z not in (stale, "dice")]
+    other = [z for z in observer.gate.readings if z not in (stale, "dice")]
     assert other
-    look, objects = observer._zone_cache[stale]
-    observer._zone_cache[stale] = (look, objects[1:])
-    kept = {z: observer._zone_cache[z][1] for z in other}
+    look, objects = observer.gate.readings[stale]
+    observer.gate.readings[stale] = (look, objects[1:])
+    kept = {z: observer.gate.readings[z][1] for z in other}
     obs = observer.observe(renderer.render_still(view, light=0.9, light_azimuth=160.0,
                                                  seed=5), 5)
     want = sorted((e.zone, e.attr("colour"), e.attr("size")) for e in view
                   if e.kind == "piece" and e.zone == stale)
     assert [p for p in _pieces(obs.objects) if p[0] == stale] == want
-    assert all(observer._zone_cache[z][1] is kept[z] for z in other), \
+    assert all(observer.gate.readings[z][1] is kept[z] for z in other), \
         "a zone whose reading agrees was read again though only the light changed"
 
 
@@ -94,20 +94,20 @@ def test_a_knocked_camera_is_refitted_from_the_markers_shifted_patches(table: tu
     for k in range(3):
         image = renderer.render_still(view, camera=renderer.bumped(np.random.default_rng(k)),
                                       seed=4 + k)
-        full = check(observer.profile.layout, observer.profile.geometry, image).geometry
+        full = check(observer.fit.profile.layout, observer.fit.profile.geometry, image).geometry
         with monkeypatch.context() as m:
             m.setattr(homography, "detect_markers", lambda *a, **kw: pytest.fail(
                 "the whole image was searched for the markers"))
             observer.observe(image, 10 + k)
         assert observer.camera_status == "moved"
         pts = np.array([[100.0, 100.0], [500.0, 300.0], [300.0, 500.0], [700.0, 200.0]])
-        assert np.abs(observer._fitted.geometry.to_px(pts) - full.to_px(pts)).max() < 0.3
+        assert np.abs(observer.fit.fitted.geometry.to_px(pts) - full.to_px(pts)).max() < 0.3
 
 
 # The pyramid these tables were first read with: dealt unseeded, it changed every run, and
 # about one deal in twenty made the observer lose a die (the failure that looked random,
 # session 7): a white die's 1 beside a 6 had its loose box snapped onto the 6
-# (calibration.refine.refine_boxes now keeps a blob only inside the detection's own box).
+# (calibration.table.refine.refine_boxes now keeps a blob only inside the detection's own box).
 _SNAPPED_ONTO_A_NEIGHBOUR = {
     "r1c1": "t18", "r2c1": "t15", "r2c2": "t20", "r3c1": "g7", "r3c2": "t14", "r3c3": "g6",
     "r4c1": "t19", "r4c2": "t17", "r4c3": "t16", "r4c4": "t21", "r5c1": "g1", "r5c2": "g3",
@@ -125,9 +125,9 @@ def test_a_die_turned_by_hand_is_read_again(seed: int, light: float, azimuth: fl
     worth of its cells: the dice zone is read again on any change (the light's test let
     these through: the 4 kept, or the die lost; simulated Pyramid Dice, fouls unflagged)."""
     from calibration.procedure import calibrate_image
+    from calibration.table.reader import TableReader
+    from calibration.table.readers import shared_readers
     from calibration.table_render import TableRenderer
-    from device.observer import TableObserver
-    from device.observer_dice import shared_readers
     from engine.observation import Expected
 
     game = get_game("pyramid_dice")
@@ -137,8 +137,8 @@ def test_a_die_turned_by_hand_is_read_again(seed: int, light: float, azimuth: fl
     view = game.expected_view(state)
     tr = TableRenderer("pyramid_dice", 2, seed=seed)
     tr.place(view, thrown=True)
-    reader, faces = shared_readers("pyramid_dice")
-    observer = TableObserver(calibrate_image(tr.calibration_shot(), tr.layout,
+    reader, faces = shared_readers(False)
+    observer = TableReader.build(calibrate_image(tr.calibration_shot(), tr.layout,
                                              colours=tr.dice_colours()),
                              "pyramid_dice", reader, faces)
 

@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 from phone import browser_fixtures, require_browser
-from test_runtime import ScriptedSource
+from test_runtime import ScriptedSource, ScriptedTable
 
 from device.runtime import Runtime
 from engine import get_game
@@ -29,7 +29,7 @@ def _camera_sees_a_later_snatch(service: Any) -> tuple[str, str]:
     snatch = next(a for a in GAME.legal_actions(state) if a.to_str().startswith("snatch P3"))
     table = {0: observe_view(GAME.expected_view(state)),
              1: observe_view(GAME.expected_view(GAME.apply(state, snatch)[0]))}
-    Runtime(ScriptedSource([0, 1]), lambda frame: table[int(frame.image[0, 0, 0])],
+    Runtime(ScriptedSource([0, 1]), ScriptedTable(lambda frame: table[int(frame.image[0, 0, 0])]),
             service, mid, live_view=False).run(threading.Event())
     return mid, snatch.to_str()
 

@@ -12,10 +12,11 @@ import pytest
 
 from calibration.procedure import calibrate_image
 from calibration.profile import save
+from calibration.table.reader import TableReader
+from calibration.table.readers import shared_readers
+from calibration.table.tracker import DieTracker
 from calibration.table_render import TableRenderer
 from device.cli import main
-from device.observer import TableObserver
-from device.observer_dice import DieTracker, shared_readers
 from device.simtable import SimFigures, SimParams
 from device.simulate import simulate_match
 from engine import NoChange, get_game, reconcile
@@ -38,12 +39,12 @@ def test_rendered_pyramid_dice_table_reads_as_its_state(
     game = get_game("pyramid_dice")
     state = game.new_state(2, seed=4)
     profile = calibrate_image(tr.calibration_shot(), tr.layout, colours=tr.dice_colours())
-    reader, faces = shared_readers("pyramid_dice")
+    reader, faces = shared_readers(False)
     # The mat gives the table's scale: the live table reads at the main pass only (no
     # vision.scales passes, which cost a photo of unknown scale its extra passes).
     assert reader.any_scale is False
-    assert TableObserver(profile, "pyramid_dice").reader.any_scale is False
-    obs = TableObserver(profile, "pyramid_dice", reader, faces).observe(image)
+    assert TableReader.build(profile, "pyramid_dice").dice.reader.any_scale is False
+    obs = TableReader.build(profile, "pyramid_dice", reader, faces).observe(image)
     assert obs.zones_seen == {"rolling", "pyramid", "side", "area:0", "area:1"}
     assert sum(o.kind == "die" for o in obs.objects) == 3
     assert sum(o.kind == "card" and o.zone == "pyramid" for o in obs.objects) == 28
@@ -61,10 +62,10 @@ def test_cards_removed_are_read_round_the_change_and_known_in_the_side_area() ->
     view = game.expected_view(state)
     tr.place(view, thrown=True)
     profile = calibrate_image(tr.calibration_shot(), tr.layout, colours=tr.dice_colours())
-    observer = TableObserver(profile, "pyramid_dice", *shared_readers("pyramid_dice"))
+    observer = TableReader.build(profile, "pyramid_dice", *shared_readers(False))
     observer.expect(view)
     observer.observe(tr.render_still(view))
-    assert len(observer.card_looks) == 28
+    assert len(observer.pieces[0].looks) == 28
     cards = {e.slot: e.attr("card") for e in view if e.zone == "pyramid"}
     moved = [cards["r7c5"], cards["r7c2"]]
     for k in (1, 2):
@@ -122,9 +123,9 @@ def test_icedice_dice_are_found_on_the_mat_and_read_square_on() -> None:
     """Rendered IceDice throws (seeded): every die is found, once, within 3 mm, its type and
     face read right. The pip detector alone misses the colour die (a coloured square, not
     pips) on about a third of these tables; the mat comparison finds it, and the top-face
-    crops read it (calibration.dice_top)."""
+    crops read it (calibration.table.dice_top)."""
     tr = TableRenderer("icedice", 2, seed=3)
-    reader, faces = shared_readers("icedice")
+    reader, faces = shared_readers(True)
     observer = None
     found = right = total = 0
     for k, view in enumerate(_icedice_throws()):
@@ -133,7 +134,7 @@ def test_icedice_dice_are_found_on_the_mat_and_read_square_on() -> None:
         if observer is None:
             profile = calibrate_image(tr.calibration_shot(), tr.layout,
                                       colours=tr.dice_colours())
-            observer = TableObserver(profile, "icedice", reader, faces)
+            observer = TableReader.build(profile, "icedice", reader, faces)
         dice = [o for o in observer.observe(image).objects if o.kind == "die"]
         assert len(dice) == 2
         for e, x, y, _, _ in tr.placement.dice:
@@ -153,11 +154,11 @@ def test_icedice_faces_read_right_under_a_lamp_the_face_models_never_saw(gains) 
     """The square-on face crops are cut from the photo the dice reader balanced
     (vision.photometry): rendered IceDice throws under a lamp far cooler than the face models
     trained with, or at a quarter of the exposure, read as in the table's own light
-    (device.light_faces --strong, 30 throws of each edition: 102 / 88 of 120 dice
+    (models.measure.light_faces --strong, 30 throws of each edition: 102 / 88 of 120 dice
     right cut from the photo as taken, 119 / 118 balanced); here, 6 throws: 11 / 12 of 12
     (as taken: 10 / 7)."""
     tr = TableRenderer("icedice", 2, seed=3)
-    reader, faces = shared_readers("icedice")
+    reader, faces = shared_readers(True)
     profile = None
     right = total = 0
     for k, view in enumerate(_icedice_throws()):
@@ -168,7 +169,7 @@ def test_icedice_faces_read_right_under_a_lamp_the_face_models_never_saw(gains) 
         image = np.clip(tr.render_still(view, seed=k) * np.array(gains), 0, 255
                         ).astype(np.uint8)
         # a new observer each throw: no reading of the last throw's dice stands
-        dice = [o for o in TableObserver(profile, "icedice", reader, faces).observe(
+        dice = [o for o in TableReader.build(profile, "icedice", reader, faces).observe(
             image).objects if o.kind == "die"]
         for e, x, y, _, _ in tr.placement.dice:
             total += 1

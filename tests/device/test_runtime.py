@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -62,6 +63,30 @@ class ScriptedSource:
         pass
 
 
+class ScriptedTable:
+    """A table reader whose readings are given (frame -> Observation): no pixels are read,
+    nothing is learnt or drawn (calibration.table.protocol.TableReading)."""
+
+    def __init__(self, read: Callable[[Frame], Observation]) -> None:
+        self._read = read
+        self.timings: dict[str, float] = {}
+
+    def read(self, frame: Frame) -> Observation:
+        return self._read(frame)
+
+    def expect(self, view: object) -> None:
+        return None
+
+    def learn(self, key: int, view: object, posterior: float, live: set[int]) -> None:
+        return None
+
+    def outline(self) -> None:
+        return None
+
+    def annotated(self, image: np.ndarray) -> np.ndarray:
+        return image
+
+
 def views() -> dict[int, Observation]:
     s0 = GAME.new_state(2)
     s1 = GAME.play(s0, ["roll red S"])
@@ -77,7 +102,8 @@ def make_runtime(tmp_path, source) -> tuple[Runtime, MatchService, str]:  # type
     service = MatchService(SQLiteStore(tmp_path / "rt.sqlite"))
     mid = service.create("icedice", 2, {}, None, 1, "live")
     table = views()
-    runtime = Runtime(source, lambda frame: table[int(frame.image[0, 0, 0])], service, mid)
+    read = ScriptedTable(lambda frame: table[int(frame.image[0, 0, 0])])
+    runtime = Runtime(source, read, service, mid)
     return runtime, service, mid
 
 
@@ -119,7 +145,7 @@ def test_the_table_put_back_after_an_alert_is_no_move(tmp_path) -> None:  # type
         table[k] = replace(obs, objects=tuple(o for o in obs.objects if o.zone in seen),
                            zones_seen=seen)
     runtime = Runtime(ScriptedSource([0, 1, 4, 1]),
-                      lambda frame: table[int(frame.image[0, 0, 0])], service, mid)
+                      ScriptedTable(lambda frame: table[int(frame.image[0, 0, 0])]), service, mid)
     runtime.run(threading.Event())
     kinds = [e["kind"] for e in service.view(mid)["entries"]]
     after = kinds[kinds.index("violation"):]
@@ -194,8 +220,8 @@ def test_a_later_players_snatch_is_one_question_recorded_with_its_answer(
     table = {0: observe_view(pyramid.expected_view(state)),
              1: observe_view(pyramid.expected_view(pyramid.apply(state, snatch)[0]))}
     for answer in ("no", "yes"):
-        runtime = Runtime(ScriptedSource([0, 1]),
-                          lambda frame: table[int(frame.image[0, 0, 0])], service, mid)
+        read = ScriptedTable(lambda frame: table[int(frame.image[0, 0, 0])])
+        runtime = Runtime(ScriptedSource([0, 1]), read, service, mid)
         runtime.run(threading.Event())
         pending = service.view(mid)["pending"]
         assert pending["kind"] == "question"

@@ -1,10 +1,10 @@
-"""The live table learning its dice from confirmed moves (device.table_learning)."""
+"""The live table learning its dice from confirmed moves (calibration.table.learning)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from device.table_learning import (
+from calibration.table.learning import (
     CONFIRM,
     SeenDie,
     TableLearner,

@@ -1,4 +1,5 @@
-"""The dice the players enrolled, found among the dice of a photo.
+"""The dice stage's enrolled dice: the dice the players enrolled, found among the dice of a
+photo, and the enrolment file they are read from, followed as it changes.
 
 An ordinary die with a skull on the 1 may read as "a symbol" to the pip classifier, or, worse,
 as a confident 3 (two eyes and a mouth are three blobs); a new die's faces read as symbols
@@ -12,12 +13,19 @@ pips better).
 
 from __future__ import annotations
 
+import logging
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from vision.detections import FACE_NAMES, Detections
 from vision.faces import DieFaceReader, EnrolledDie
+
+logger = logging.getLogger(__name__)
 
 PIP_SURE = 0.9
 """A die whose pip value the classifier gives at least this probability, with no symbol
@@ -80,3 +88,72 @@ def with_enrolled_faces(det: Detections, readings: list[dict[str, Any] | None]) 
         row[FACE_NAMES.index("unreadable")] += max(0.0, 1.0 - row.sum())
         probs[i] = row / row.sum()
     return det.with_faces(probs.astype(np.float32), det.body_colour, det.pip_colour)
+
+
+@dataclass
+class EnrolledDice:
+    """The dice enrolled in one profile file (``path``), read again whenever the file
+    changes: a die taught from the phone during a match is read from its next throw on. A
+    file made unreadable meanwhile keeps the dice read before."""
+
+    path: Path | str
+    face_reader: DieFaceReader | None = None
+    """the die-face model that reads them (opened on first use when None)"""
+    _loaded: tuple[int, dict[str, EnrolledDie]] | None = field(default=None, repr=False)
+    preparing: threading.Thread | None = field(default=None, repr=False)
+    """the thread preparing the dice read last (see :meth:`prepare`)"""
+
+    def reader(self) -> DieFaceReader:
+        if self.face_reader is None:
+            self.face_reader = DieFaceReader()
+        return self.face_reader
+
+    def dice(self) -> dict[str, EnrolledDie]:
+        """The enrolled dice now (the file read again when it changed)."""
+        from calibration.enrolment import EnrolmentError, load_enrolled
+
+        try:
+            stamp = os.stat(self.path).st_mtime_ns
+        except OSError:
+            return {} if self._loaded is None else self._loaded[1]
+        if self._loaded is None or self._loaded[0] != stamp:
+            try:
+                dice = load_enrolled(self.path)
+            except EnrolmentError as exc:
+                logger.warning("%s; the dice enrolled before it are read as they were", exc)
+                dice = {} if self._loaded is None else self._loaded[1]
+            self._loaded = (stamp, dice)
+            self.prepare(dice)
+        return self._loaded[1]
+
+    def prepare(self, dice: dict[str, EnrolledDie]) -> None:
+        """Prepare the enrolled dice on a thread of their own, as soon as the file is read
+        (at start and whenever it changes): preparing a die takes 2-3 s for a wholly new one
+        enrolled with five shots a face, which its first reading would otherwise spend, with
+        the dice lying there waiting to be read. A reading that needs a die still being
+        prepared waits for it (DieFaceReader's lock)."""
+        if not dice:
+            return
+        reader = self.reader()
+
+        def run() -> None:
+            for name, die in sorted(dice.items()):
+                try:
+                    reader.prepare(die)
+                except ValueError as exc:  # stale, or no shot yet: its reading says so
+                    logger.info("enrolled die %s not prepared: %s", name, exc)
+                except Exception as exc:  # a thread's error must not be lost
+                    logger.warning("enrolled die %s not prepared ahead (%s): it is prepared "
+                                   "when first read", name, exc)
+
+        self.preparing = threading.Thread(target=run, name="prepare-enrolled", daemon=True)
+        self.preparing.start()
+
+    def read(self, image: np.ndarray, det: Detections) -> Detections:
+        """The detections with the dice read as faces of an enrolled die (a skull on a d6's
+        1 read as the 1) where one fits. The file is looked at each reading: a die taught
+        meanwhile is prepared now."""
+        dice = self.dice()
+        if not dice or len(det) == 0:
+            return det
+        return with_enrolled_faces(det, read_enrolled_dice(self.reader(), image, det, dice))

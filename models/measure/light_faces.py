@@ -3,11 +3,11 @@
 
 Usage::
 
-    python -m device.light_faces [--scenes N] [--throws N] [--enrolled N] [--json]
+    python -m models.measure.light_faces [--scenes N] [--throws N] [--enrolled N] [--json]
 
 ``DiceReader.read`` balances each photo before it finds and reads the pip dice; the face
 model's readings of typed dice (``dicetable read --game``), of enrolled dice and of the live
-table's dice (``calibration.dice_top.read_top_faces``) cut their crops from a photo too.
+table's dice (``calibration.table.dice_top.read_top_faces``) cut their crops from a photo too.
 This reads each die's face both ways, (a) the photo as given to the reader and (b)
 ``normalise_light`` of it, under each shift of :data:`models.training.shifts.SHIFTS` named in
 :data:`SHIFT_NAMES` (the photo's every pixel, as another lamp or exposure would):
@@ -16,7 +16,7 @@ This reads each die's face both ways, (a) the photo as given to the reader and (
   light; IceDice: colour dice of both editions and the size die; Quarriors: every type) on a
   table of each kind in :data:`TABLES` (a grey table, the renderer's random tables, green
   felt, a red cloth, wood), read as ``read --game`` reads them
-  (``calibration.pieces_read.read_dice_types``: type by nearest face means, then the face) at
+  (``calibration.table.typed.read_dice_types``: type by nearest face means, then the face) at
   each die's true box: detection is the same both ways (the reader balances before it), so
   only the face reading differs. A die counts right when type (either colour die's edition:
   they share faces) and face are both right.
@@ -28,7 +28,7 @@ This reads each die's face both ways, (a) the photo as given to the reader and (
   (each die's true box, ``read_enrolled``): the players enrolled in one light and play in
   another. (b) balances the shots' photos as well as the read ones.
 
-Measured (``python -m device.light_faces``, defaults: 40 photos per game and table,
+Measured (``python -m models.measure.light_faces``, defaults: 40 photos per game and table,
 30 throws per edition, 6 new dice; right as taken -> balanced, per shift none / dark x0.45 /
 warm cast / cool cast):
 
@@ -52,7 +52,7 @@ taken, box -> squares: IceDice grey 112->145 of 181, random 104->147 of 201, gre
 111->141, red cloth 111->146, wood 115->147; Quarriors grey 105->132, random 95->137,
 green felt 88->127, red cloth 88->139, wood 98->141 (the balanced column not measured again).
 Since then IceDice's dice are read from the square a learnt score chooses
-(``vision.topface.TopFaceChooser``; ``device.photo_angles`` measures it); the photos' rows
+(``vision.topface.TopFaceChooser``; ``models.measure.photo_angles`` measures it); the photos' rows
 above were not measured again with it.
 
 So the balance is no cure for a photo of no known table: on a coloured table the grey world
@@ -106,7 +106,7 @@ def _both(image: np.ndarray, read: Callable[[np.ndarray], list[bool]]) -> tuple[
 def photos(reader, game: str, table: str, scenes: int, seed: int,
            shifts: tuple[str, ...] = SHIFT_NAMES) -> dict[str, dict]:
     """Per shift: dice, right as taken (a), right balanced (b), `read --game`'s way."""
-    from calibration.pieces_read import read_dice_types
+    from calibration.table.typed import read_dice_types
 
     types = [get_type(t) for t in game_types(game)]
     rng = np.random.default_rng(seed)
@@ -139,8 +139,9 @@ def live(faces, edition: str, throws: int, seed: int,
          shifts: tuple[str, ...] = SHIFT_NAMES) -> dict[str, dict]:
     """Per shift: dice, right as taken (a), right balanced (b), read square-on as the live
     table reads them (the observer's types of `edition`)."""
-    from calibration.dice_top import die_mm, read_top_faces
+    from calibration.games import perception
     from calibration.procedure import calibrate_image
+    from calibration.table.dice_top import read_top_faces
     from calibration.table_render import TableRenderer
     from engine.observation import Expected, make_view
 
@@ -150,7 +151,7 @@ def live(faces, edition: str, throws: int, seed: int,
     rng = np.random.default_rng(seed)
     geometry = calibrate_image(tr.calibration_shot(), tr.layout,
                                colours=tr.dice_colours()).geometry
-    edge = die_mm("icedice")
+    edge = perception("icedice").die_mm
     out = {s: {"dice": 0, "a": 0, "b": 0} for s in shifts}
     for k in range(throws):
         want = {"icedice-size": SIZES[k % 6], colour.name: colour.faces[k % 6].label}

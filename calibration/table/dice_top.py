@@ -31,10 +31,6 @@ import numpy as np
 
 from calibration.homography import Geometry
 
-GAME_DIE_MM: dict[str, float] = {"icedice": 18.0}
-"""Edge of a game's dice, mm. UNVERIFIED for IceDice (no measurement of the real dice was
-available; 18 mm is a common size of printed-face dice); others: the standard 16 mm."""
-DEFAULT_DIE_MM = 16.0
 CROP_SIDE = 1.3
 """Side of a top-face crop over the die's edge (a face turned 45 degrees still fits, its
 corners cut a little; measured best of 1.15 / 1.3 / 1.45 on rendered tables)."""
@@ -67,10 +63,6 @@ MASK_PPM = 2.0
 """Resolution of the mat comparison that finds dice, px/mm."""
 MERGE_SHARE = 0.7
 """Two dice closer than this share of a die's edge are one die (dice cannot overlap)."""
-
-
-def die_mm(game: str) -> float:
-    return GAME_DIE_MM.get(game, DEFAULT_DIE_MM)
 
 
 def lifted_px(geometry: Geometry, mm: np.ndarray, height_mm: float) -> np.ndarray:

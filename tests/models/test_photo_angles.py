@@ -1,8 +1,8 @@
-"""device.photo_angles counts `read --game`'s typed dice by the camera's view angle."""
+"""models.measure.photo_angles counts `read --game`'s typed dice by the camera's view angle."""
 
 from __future__ import annotations
 
-from device.photo_angles import BINS, tally
+from models.measure.photo_angles import BINS, tally
 from vision.faces import DieFaceReader
 from vision.reader import DiceReader
 

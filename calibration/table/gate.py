@@ -1,4 +1,4 @@
-"""The observer's change gate: a zone of the table is read again only where it changed.
+"""The table reader's change gate: a zone of the table is read again only where it changed.
 
 Each zone's last reading is kept with the zone's look on the table plane (rectified at
 1 px/mm through the geometry fitted to the frame, colours normalised to their mean). A new
@@ -20,11 +20,16 @@ would never show).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from calibration.table.sight import Sight
 from engine.observation import Observed
+
+Box = tuple[float, float, float, float]
+"""x0, y0, x1, y1 on the mat, mm"""
 
 ZONE_CHANGE = 20.0
 """Largest mean difference of one colour channel over one ZONE_CELL_MM cell of a piece zone
@@ -84,7 +89,7 @@ def lit_alike(new: np.ndarray, old: np.ndarray, c: int) -> np.ndarray:
     return share > LIGHT_SHARE
 
 
-def _norm(patch: np.ndarray) -> np.ndarray:
+def mean_normalised(patch: np.ndarray) -> np.ndarray:
     f = patch.astype(np.float32)
     return f * (128.0 / max(float(f.mean()), 1.0))
 
@@ -123,24 +128,25 @@ def agrees(objects: list[Observed], expected: Any, zone: str) -> bool:
     return True
 
 
-class ZoneGate:
-    """Mixin of :class:`device.observer.TableObserver`: the zone readings it keeps
-    (``self._zone_cache``: key -> (the zone's look, its objects); a piece zone's key is the
-    zone's name) and the view of the state the match believes in (``self._expected``)."""
+class ChangeGate:
+    """The zone readings one table keeps (``readings``: key -> (the zone's look, its
+    objects); a piece zone's key is the zone's name, the dice's ``dice``), and the test of
+    each new frame against them (see the module docstring)."""
 
-    _zone_cache: dict[str, tuple[np.ndarray, list[Observed]]]
-    _expected: Any
+    def __init__(self) -> None:
+        self.readings: dict[str, tuple[np.ndarray, list[Observed]]] = {}
 
-    def _zone_view(self, prof: Any, image: np.ndarray, region: tuple, ppm: float = 1.0
-                   ) -> np.ndarray:
+    def _zone_view(self, sight: Sight, region: tuple[float, float, float, float],
+                   ppm: float = 1.0) -> np.ndarray:
         from vision.pyramids import rectify
 
         # in colour: a card laid on another of about the same grey is still a change
-        return _norm(rectify(image, prof.geometry.homography, region, ppm))
+        return mean_normalised(rectify(sight.image, sight.table.geometry.homography, region, ppm))
 
-    def _cached(self, key: str, prof: Any, image: np.ndarray, region: tuple,
-                read: Any, partial: bool = False, owns: Any = None, ppm: float = 1.0,
-                cell_mm: float = ZONE_CELL_MM, light: bool = True) -> list[Observed]:
+    def cached(self, key: str, sight: Sight, region: tuple[float, float, float, float],
+               read: Callable[..., list[Observed]], partial: bool = False,
+               owns: Callable[[Observed, Box], bool] | None = None, ppm: float = 1.0,
+               cell_mm: float = ZONE_CELL_MM, light: bool = True) -> list[Observed]:
         """The zone's last reading if nothing in it changed; else read it again — with
         `partial`, only the part that changed (`read(core)` returns the objects it read
         round the core box; those of the last reading it does not `own(obj, core)` stand,
@@ -149,8 +155,8 @@ class ZoneGate:
         pips are too small for its test (a die turned by hand from 4 to 6 passed it). A
         zone whose last reading disagrees with the state the match believes in
         (:func:`agrees`) is read again even when only the light changed."""
-        view = self._zone_view(prof, image, region, ppm)
-        hit = self._zone_cache.get(key)
+        view = self._zone_view(sight, region, ppm)
+        hit = self.readings.get(key)
         if hit is not None and hit[0].shape == view.shape:
             cell_px = max(1, int(round(cell_mm * ppm)))
             cells = _cells(view, hit[0], cell_px) > ZONE_CHANGE
@@ -159,9 +165,9 @@ class ZoneGate:
             if light:
                 cells &= lit_alike(view, hit[0], cell_px)
             if not cells.any():
-                if agrees(hit[1], self._expected, key):
+                if agrees(hit[1], sight.expected, key):
                     # only the light changed: its look now is the one to compare
-                    self._zone_cache[key] = (view, hit[1])
+                    self.readings[key] = (view, hit[1])
                     return hit[1]
                 # only the light changed, but the last reading is not the table the match
                 # believes in (a foul still seen, a misread): read it whole again, else a
@@ -183,8 +189,8 @@ class ZoneGate:
                 else:
                     kept = [o for o in hit[1] if not owns(o, core)]
                 got = kept + fresh
-                self._zone_cache[key] = (view, got)
+                self.readings[key] = (view, got)
                 return got
         got = read(None) if partial else read()
-        self._zone_cache[key] = (view, got)
+        self.readings[key] = (view, got)
         return got

@@ -2,15 +2,15 @@
 
 Usage::
 
-    python -m device.photo_angles [--scenes N] [--seed S] [--models DIR [--face-file F]]
+    python -m models.measure.photo_angles [--scenes N] [--seed S] [--models DIR [--face-file F]]
                                   [--no-experts] [--detector] [--nearest] [--json]
 
 A phone's photo of a table sees the dice near its centre from above and the others obliquely:
 the wider the lens and the more it is tilted, the more of a die's printed sides it shows and
 the more its top face is foreshortened. This reads rendered photos of each game's catalogued
-dice (``device.light_faces.photos``' scenes: ``vision.scenes`` cameras, up to 30 degrees of
+dice (``models.measure.light_faces.photos``' scenes: ``vision.scenes`` cameras, up to 30 degrees of
 tilt, 45-75 degree lenses; every table kind of :data:`vision.scenes.TABLES`; unshifted, as
-taken) as ``dicetable read --game`` reads them (``calibration.pieces_read.read_dice_types``) at
+taken) as ``dicetable read --game`` reads them (``calibration.table.typed.read_dice_types``) at
 each die's true box, and counts them by the angle between the table's normal and the ray from
 the die to the camera (:meth:`vision.renderer.CameraPose.view_angle_deg`). A die counts right
 when its type (either colour die's edition) and face are both right; when only its face would
@@ -69,8 +69,8 @@ def tally(reader, game: str, table: str, scenes: int, seed: int, dice_reader=Non
     number of the reader's boxes on no labelled die (``read --game`` would report them as
     dice; 0 at the true boxes), and how many of those lie on a die the frame cuts, which the
     renderer draws but leaves unlabelled (``vision.renderer.cut_by_frame``)."""
-    from calibration.pieces_read import read_dice_types
-    from device.light_faces import true_boxes
+    from calibration.table.typed import read_dice_types
+    from models.measure.light_faces import true_boxes
     from vision.dietypes import die_of, game_types, get_type
     from vision.evaluate import match
     from vision.renderer import cut_by_frame, render

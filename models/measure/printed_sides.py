@@ -3,7 +3,7 @@ other faces (``vision.facecrops.WIDE``), as a wide camera's photo shows a typed 
 
 Usage::
 
-    python -m device.printed_sides [--per-face N] [--seed S] [--models DIR] [--no-experts]
+    python -m models.measure.printed_sides [--per-face N] [--seed S] [--models DIR] [--no-experts]
                                    [--cond wide|oblique|train|top] [--photos N] [--json]
 
 ``--models DIR`` reads with the face model and experts in DIR (a copy of ``models/`` with a
@@ -12,9 +12,10 @@ candidate in place) instead of the shipped ones. The render seeds are 15 000 + S
 763 000`` was used to look at the candidate before the measurement's seed 0).
 
 ``--photos N`` reads instead N rendered photos per game on the grey and the renderer's random
-tables, unshifted and as taken, as ``read --game`` reads them (``device.light_faces.photos``,
-photo seed 1 + S: the squares of ``vision.topface.top_candidates`` were chosen on seed 0), and the
-live IceDice throws square-on (``light_faces.live``, N throws an edition).
+tables, unshifted and as taken, as ``read --game`` reads them
+(``models.measure.light_faces.photos``, photo seed 1 + S: the squares of
+``vision.topface.top_candidates`` were chosen on seed 0), and the live IceDice throws
+square-on (``light_faces.live``, N throws an edition).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     reader = DieFaceReader(path=path, experts=not args.no_experts)
     t0 = time.perf_counter()
     if args.photos:
-        from device.light_faces import live, photos
+        from models.measure.light_faces import live, photos
 
         got: dict[str, list[int]] = {}
         for game in ("icedice", "quarriors"):

@@ -1,0 +1,132 @@
+"""A game's perception spec: what the camera reads of its table, and the registry of specs.
+
+The engine knows a game's rules and what its table should show (``Game.expected_view``);
+the spec says how the camera reads that table: which zones it reads, where dice may lie,
+which piece readers run over which zones, which catalogued die types are in play, how large
+the dice are. The table reader (:mod:`calibration.table`) is built from it and names no game.
+
+Zones are given as patterns (:func:`fnmatch.fnmatchcase`: ``vault:*`` is every player's
+vault, whatever the number of players) and resolved against a layout in the layout's order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from calibration.layouts import Layout
+    from calibration.profile import Profile
+    from calibration.table.gate import ChangeGate
+    from calibration.table.sight import Sight
+    from engine.observation import Observed
+
+DEFAULT_DIE_MM = 16.0
+"""Edge of a standard d6, mm."""
+
+
+class PieceStage(Protocol):
+    """One table's reader of some pieces (it may learn as the match goes: card looks)."""
+
+    def read(self, sight: Sight, gate: ChangeGate) -> list[Observed]:
+        """The pieces of the zones it reads in this frame (re-read only where they changed,
+        through ``gate``)."""
+        ...
+
+
+class PieceReading(Protocol):
+    """A piece reader as a spec lists it: its zones and settings, started per table."""
+
+    def start(self, layout: Layout, edition: str) -> PieceStage:
+        """This reader for one table (of ``layout``, the game's ``edition``)."""
+        ...
+
+    def photo(self, image: np.ndarray, table: Profile, edition: str) -> list[dict[str, Any]]:
+        """Every piece of one photo of a calibrated table, as `dicetable read --json` rows."""
+        ...
+
+
+@dataclass(frozen=True)
+class Perception:
+    """What one game is to the camera (see the module docstring)."""
+
+    game: str
+    """The game's name, as the engine and the layouts spell it."""
+    read_zones: tuple[str, ...] | None = None
+    """Zone patterns whose content the camera reads and reports as seen (None: every zone).
+    A zone left out is one whose content the camera cannot read (IceDice's Bank: nested
+    stacks show only their largest piece); the rules know it from the moves."""
+    dice_zones: tuple[str, ...] | None = None
+    """Zone patterns where the game's dice lie (None: anywhere). A 'die' found elsewhere is
+    a piece's or a card's detail, and dice are looked for on the mat only here; a game that
+    lists them also gets its plain dice confirmed by a sure face (table.dice)."""
+    pieces: tuple[PieceReading, ...] = ()
+    """The piece readers that run, in order."""
+    die_types: tuple[str, ...] = ()
+    """Catalogued die types in play (vision.dietypes), empty for plain d6."""
+    editions: tuple[str, ...] = ()
+    """Editions whose dice differ by a type-name suffix (IceDice: rainbow, suits): a table
+    has one of them, and the other's types are left out."""
+    die_mm: float = DEFAULT_DIE_MM
+    """Edge of the game's dice, mm."""
+    top_face_chooser: bool = False
+    """A photo's typed dice have their top face chosen by the shipped learnt score
+    (vision.topface.TopFaceChooser) rather than the nearest face mean."""
+    hide_covered: bool = False
+    """In a zone whose slots stack (a quarry's layers), a die seen under a die of the layer
+    above is covered and not reported: the rules list only the dice whose top is uncovered,
+    and a covered die's face showing round the one above it is no die the rules know."""
+
+    def types(self, edition: str | None = None) -> tuple[str, ...]:
+        """The die types on a table of ``edition`` (every type when None)."""
+        if edition is None or not self.editions:
+            return self.die_types
+        others = [e for e in self.editions if e != edition]
+        return tuple(t for t in self.die_types if not any(t.endswith("-" + e) for e in others))
+
+    def reads(self, zone: str) -> bool:
+        """Whether the camera reads ``zone`` (see read_zones)."""
+        return self.read_zones is None or matches(zone, self.read_zones)
+
+    def dice_may_lie(self, zone: str | None) -> bool:
+        """Whether a die found in ``zone`` (None: outside every zone) can be a die."""
+        return self.dice_zones is None or (zone is not None and matches(zone, self.dice_zones))
+
+
+def matches(zone: str, patterns: Iterable[str]) -> bool:
+    """Whether a zone name matches any of the patterns."""
+    return any(fnmatchcase(zone, p) for p in patterns)
+
+
+def resolve(layout: Layout, patterns: Iterable[str]) -> tuple[str, ...]:
+    """The layout's zones matching the patterns, in the layout's order."""
+    pats = tuple(patterns)
+    return tuple(z.name for z in layout.zones if matches(z.name, pats))
+
+
+_SPECS: dict[str, Perception] = {}
+
+
+def register(spec: Perception) -> Perception:
+    """Make a spec findable by its game's name (each game module registers on import)."""
+    _SPECS[spec.game] = spec
+    return spec
+
+
+def perception(game: str) -> Perception:
+    """The spec of ``game``; a game with none registered is read with the defaults (dice
+    anywhere, every zone read, no pieces, plain d6)."""
+    import calibration.games  # noqa: F401  (importing registers the games)
+
+    return _SPECS.get(game) or Perception(game)
+
+
+def registered() -> tuple[str, ...]:
+    """The games with a spec, by name."""
+    import calibration.games  # noqa: F401
+
+    return tuple(sorted(_SPECS))
