@@ -23,7 +23,7 @@ import numpy as np
 
 from calibration.layouts import load_layout
 from calibration.procedure import calibrate_image
-from calibration.synthetic import MatRenderer, Placed, dice_in_zones
+from calibration.synthetic import MatRenderer, Placed, dice_in_zones, enrolment_dice
 from calibration.table.fit import current_geometry
 from calibration.table.photo import read_detections
 from vision.detections import Detections
@@ -48,27 +48,6 @@ def truth_detections(rendered: Any) -> Detections:
     probs = np.zeros((n, 8), np.float32)
     probs[np.arange(n), rendered.values - 1] = 1.0
     return Detections(rendered.boxes, np.ones(n, np.float32), probs)
-
-
-def _enrolment(mr: MatRenderer, rng: np.random.Generator) -> tuple[Placed, ...]:
-    layout = mr.layout
-    # Places 32 mm apart, well inside zones and clear of slots (enrolment lays dice apart,
-    # on bare paper).
-    spots = []
-    for zone in layout.zones:
-        pts = np.array(zone.polygon)
-        lo, hi = pts.min(axis=0) + 20, pts.max(axis=0) - 20
-        for x in np.arange(lo[0], hi[0], 32.0):
-            for y in np.arange(lo[1], hi[1], 32.0):
-                around = [(x + dx, y + dy) for dx in (-14, 14) for dy in (-14, 14)]
-                if all(layout.locate(q) == (zone.name, None) for q in around):
-                    spots.append(Placed(float(x), float(y), 1, ""))
-    colours = layout.palette
-    if len(spots) < len(colours):
-        raise ValueError(f"{layout.key}: not enough free places to enrol {len(colours)} colours")
-    picks = rng.choice(len(spots), size=len(colours), replace=False)
-    return tuple(Placed(spots[int(i)].x, spots[int(i)].y, int(rng.integers(1, 7)), c)
-                 for i, c in zip(picks, colours, strict=True))
 
 
 def _match(objects: list[Any], placed: tuple[Placed, ...], within: float = 12.0
@@ -98,8 +77,8 @@ def evaluate_game(game: str, players: int | None = None, poses: int = 8, seed: i
     mr = MatRenderer(layout)
     rng = np.random.default_rng(seed)
     fov = float(rng.uniform(55, 70))  # one camera: moved between photos, same lens
-    photo = mr.photo(mr.random_pose(rng, size, fov_deg=fov), _enrolment(mr, rng), seed=seed,
-                     blur=0.7, noise=2.0)
+    photo = mr.photo(mr.random_pose(rng, size, fov_deg=fov), enrolment_dice(mr.layout, rng),
+                     seed=seed, blur=0.7, noise=2.0)
     profile = calibrate_image(photo.image, layout, source="selftest")
     pos_err, grid_err, reproj, refit = [], [], [], 0
     zones_ok = slots_ok = colour_ok = rejected = dice = views_all_seen = 0

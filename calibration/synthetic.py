@@ -108,7 +108,7 @@ class MatRenderer:
         specs = []
         for d in dice:
             t = self.to_table(np.array([d.x, d.y]))[0]
-            pip = "black" if sum(PALETTE[d.colour]) > 330 else "white"
+            pip = pip_colour(d.colour)
             look = DieLook(tuple(float(v) for v in PALETTE[d.colour]),  # type: ignore[arg-type]
                            tuple(float(v) for v in PALETTE[pip]))  # type: ignore[arg-type]
             specs.append(DieSpec(float(t[0]), float(t[1]), d.value, d.yaw, look, DIE_MM))
@@ -151,6 +151,33 @@ def distort_image(image: np.ndarray, k1: float, focal: float) -> np.ndarray:
     src = cv2.undistortPoints(pts, k, np.array([k1, 0.0, 0.0, 0.0]), P=k).reshape(h, w, 2)
     return cv2.remap(image, src[..., 0], src[..., 1], cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_REPLICATE)
+
+
+def enrolment_dice(layout: Layout, rng: np.random.Generator) -> tuple[Placed, ...]:
+    """One die of each colour of the layout's palette, as `dicetable calibrate` asks the
+    players to lay them: at places 32 mm apart, well inside zones and clear of slots (on
+    bare paper)."""
+    spots = []
+    for zone in layout.zones:
+        pts = np.array(zone.polygon)
+        lo, hi = pts.min(axis=0) + 20, pts.max(axis=0) - 20
+        for x in np.arange(lo[0], hi[0], 32.0):
+            for y in np.arange(lo[1], hi[1], 32.0):
+                around = [(x + dx, y + dy) for dx in (-14, 14) for dy in (-14, 14)]
+                if all(layout.locate(q) == (zone.name, None) for q in around):
+                    spots.append(Placed(float(x), float(y), 1, ""))
+    colours = layout.palette
+    if len(spots) < len(colours):
+        raise ValueError(f"{layout.key}: not enough free places to enrol {len(colours)} colours")
+    picks = rng.choice(len(spots), size=len(colours), replace=False)
+    return tuple(Placed(spots[int(i)].x, spots[int(i)].y, int(rng.integers(1, 7)), c)
+                 for i, c in zip(picks, colours, strict=True))
+
+
+def pip_colour(body: str) -> str:
+    """The pips' colour name on a die of body colour ``body`` (a palette name): black on a
+    light body, white on a dark one."""
+    return "black" if sum(PALETTE[body]) > 330 else "white"
 
 
 def dice_in_zones(layout: Layout, rng: np.random.Generator, per_zone: int = 1,

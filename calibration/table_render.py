@@ -28,10 +28,11 @@ import cv2
 import numpy as np
 
 from calibration.card_layout import CARD_BAND_MM, CARD_COLUMN_GAP_MM, CARD_MM
-from calibration.games.spec import perception
-from calibration.layouts import Layout, load_layout
-from calibration.synthetic import MatRenderer
+from calibration.layouts import Layout, Slot, load_layout
+from calibration.perception import perception
+from calibration.synthetic import MatRenderer, enrolment_dice, pip_colour
 from engine.observation import Expected, View, make_view
+from vision.colours import PALETTE
 from vision.dietypes import DieType, get_type
 from vision.pyramids import BASE_MM, Pyramid, draw_pyramids
 from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
@@ -40,6 +41,10 @@ logger = logging.getLogger(__name__)
 
 MAT_PPM = 3.0
 """Raster resolution of the mat laid on the table (px per mm)."""
+CARDS_CACHED = 8
+"""Mats with their cards drawn kept for drawing again (a table put back after a foul shows
+the cards it showed before). Each is a whole mat at MAT_PPM: a Pyramid Dice mat is 8.6 MB,
+and the 65 kept before were most of the simulator's 1 GB."""
 IMAGE_SIZE = (1280, 960)
 """The simulated camera's frame: a 4:3 mode of the Pi camera."""
 CAMERA_TILT_DEG = 12.0
@@ -90,6 +95,18 @@ def _die_face(exp: Expected, rng: np.random.Generator,
     if not slots:
         raise ValueError(f"die type {tname} has no face {face!r}")
     return tname, int(rng.choice(slots))
+
+
+def _hex(bgr: tuple[int, int, int]) -> str:
+    return f"#{bgr[2]:02x}{bgr[1]:02x}{bgr[0]:02x}"
+
+
+def _overlap(a: Slot, b: Slot) -> bool:
+    """Whether two slots' footprints overlap (more than touching)."""
+    pa, pb = np.array(a.polygon), np.array(b.polygon)
+    lo, hi = np.maximum(pa.min(axis=0), pb.min(axis=0)), np.minimum(pa.max(axis=0),
+                                                                     pb.max(axis=0))
+    return bool(((hi - lo) > 0.5).all())
 
 
 def _palette_name(hex_colour: str) -> str:
@@ -156,7 +173,16 @@ class TableRenderer:
         dice = [e for e in view if e.kind == "die"]
         old = list(self.placement.dice)
         new: list[tuple[Expected, float, float, float, int]] = []
-        if not thrown:
+        slots = self._slots()
+        if any((e.zone, e.slot) in slots for e in dice):
+            # a die in a slot lies there (a quarry's layer, a space of a player's board):
+            # it keeps its place while the same die stays in it, whatever else happens
+            kept = {(d[0].zone, d[0].slot): d for d in old}
+            for e in dice:
+                hit = kept.get((e.zone, e.slot))
+                new.append(hit if hit is not None and hit[0] == e and not thrown
+                           else self._land(e, new))
+        elif not thrown:
             rest = []
             for e in dice:  # same die, same face: stays
                 hit = next((i for i, d in enumerate(old) if d[0] == e), None)
@@ -191,7 +217,21 @@ class TableRenderer:
         self.placement = Placement(new, pieces)
         return self.placement
 
+    def _slots(self) -> dict[tuple[str, str | None], Slot]:
+        """(zone, slot id) -> slot, of every zone with slots."""
+        return {(z.name, sl.id): sl for z in self.layout.zones for sl in z.slots}
+
     def _land(self, e: Expected, placed: list) -> tuple[Expected, float, float, float, int]:
+        slot = self._slots().get((e.zone, e.slot))
+        if slot is not None:
+            # set in its slot by hand: off its centre by what the slot leaves free round it
+            poly = np.array(slot.polygon)
+            free = max(0.0, float((poly.max(axis=0) - poly.min(axis=0)).min()) - self.die_mm)
+            cx, cy = slot.centre
+            dx, dy = self.rng.uniform(-free / 4, free / 4, 2) if free else (0.0, 0.0)
+            yaw = float(self.rng.uniform(-8, 8) if free > 2 else self.rng.uniform(-2, 2))
+            return (e, float(cx + dx), float(cy + dy), yaw,
+                    _die_face(e, self.rng, self.die_types)[1])
         poly = np.array(self.layout.zone(e.zone).polygon)
         margin = self.die_mm * 0.9
         lo, hi = poly.min(axis=0) + margin, poly.max(axis=0) - margin
@@ -268,7 +308,7 @@ class TableRenderer:
                 # a card looks the same wherever it lies (its art is its id's)
                 out[py0:py0 + ph, px0:px0 + pw] = self._card_art(cid, pw, ph)
         raster = np.ascontiguousarray(out[::-1])
-        if len(self._cards_cache) > 64:
+        if len(self._cards_cache) > CARDS_CACHED:
             self._cards_cache.clear()
         self._cards_cache[cards] = raster
         return raster
@@ -292,18 +332,58 @@ class TableRenderer:
             out.append(Pyramid(float(cx), float(cy), c, size, 8.0 * i))
         return out
 
+    def _die_type(self, e: Expected) -> DieType:
+        """How a die is drawn: its type's faces, in the colour its ``colour`` says when it
+        has one (a catalogued type drawn in another body colour; a style given for the type,
+        ``die_types``, is drawn as given)."""
+        tname = e.attr("type") or "d6"
+        if tname in self.die_types:
+            return self.die_types[tname]
+        dtype = get_type(tname)
+        colour = e.attr("colour")
+        if colour is None or colour not in PALETTE or _palette_name(dtype.body) == colour:
+            return dtype
+        return replace(dtype, body=_hex(PALETTE[colour]), ink=_hex(PALETTE[pip_colour(colour)]))
+
+    def _supports(self) -> list[tuple[Expected, float, float, float, int]]:
+        """The dice a die of a stack's upper layer rests on, where the view lists none: the
+        rules list only the dice whose top is uncovered, but those under them are there.
+        Their colour and face are no one's to see whole: each is drawn fixed by its slot."""
+        slots = self._slots()
+        taken = {(e.zone, e.slot) for e, *_ in self.placement.dice}
+        resting = [(e.zone, slots[(e.zone, e.slot)]) for e, *_ in self.placement.dice
+                   if (e.zone, e.slot) in slots and slots[(e.zone, e.slot)].height > 0]
+        out = []
+        while resting:
+            zone, upper = resting.pop()
+            for sl in self.layout.zone(zone).slots:
+                if sl.height < upper.height and sl.height >= upper.height - self.die_mm \
+                        and (zone, sl.id) not in taken and _overlap(sl, upper):
+                    taken.add((zone, sl.id))
+                    pick = np.random.default_rng(zlib.crc32(f"{zone}/{sl.id}".encode()))
+                    palette = self.layout.palette or ("white",)
+                    colour = palette[int(pick.integers(len(palette)))]
+                    e = Expected.make("die", zone, sl.id, type="d6", colour=colour)
+                    cx, cy = sl.centre
+                    out.append((e, float(cx), float(cy), 0.0, int(pick.integers(1, 7))))
+                    if sl.height > 0:
+                        resting.append((zone, sl))
+        return out
+
     def render_still(self, view: View, *, camera: CameraPose | None = None,
                      light: float = 1.0, light_azimuth: float = 40.0, seed: int = 0
                      ) -> np.ndarray:
         """The table of `view` (placement as last set by :meth:`place`), uint8 BGR."""
         cam = camera or self.camera
         mat = self._mat_with_cards(view)
+        slots = self._slots()
         dice = []
-        for e, x, y, yaw, face in self.placement.dice:
+        for e, x, y, yaw, face in [*self.placement.dice, *self._supports()]:
             t = self.mr.to_table(np.array([x, y]))[0]
-            tname = e.attr("type") or "d6"
+            slot = slots.get((e.zone, e.slot))
             dice.append(DieSpec(float(t[0]), float(t[1]), face, yaw, size_mm=self.die_mm,
-                                die_type=self.die_types.get(tname) or get_type(tname)))
+                                die_type=self._die_type(e),
+                                z_mm=slot.height if slot is not None else 0.0))
         lighting = Lighting(azimuth_deg=light_azimuth, elevation_deg=62.0, ambient=0.6)
         scene = Scene(tuple(dice), cam, lighting, seed, mat, 1 / MAT_PPM)
         img = render(scene).image
@@ -328,17 +408,33 @@ class TableRenderer:
         palette is enrolled from what lies on the mat, so a card's art must not be there).
         Dice read by their faces (IceDice's) enrol no colour: they are left out."""
         saved = self.placement
-        dice = list(saved.dice) if self.dice_colours() else []
+        if self._coloured():
+            # dice told by their colour: the players lay one of each colour apart on bare
+            # paper, as `dicetable calibrate` asks
+            rng = np.random.default_rng(zlib.crc32(f"enrol {self.layout.key}".encode()))
+            dice = [(Expected.make("die", self.layout.locate((d.x, d.y))[0] or "",
+                                   type="d6", colour=d.colour, face=str(d.value)),
+                     d.x, d.y, float(rng.uniform(0, 90)), d.value)
+                    for d in enrolment_dice(self.layout, rng)]
+        else:
+            dice = list(saved.dice) if self.dice_colours() else []
         self.placement = Placement(dice, {})
         try:
             return self.render_still(make_view(e for e, *_ in dice))
         finally:
             self.placement = saved
 
+    def _coloured(self) -> bool:
+        """Whether the game's dice are told apart by their colour (the view gives it)."""
+        return any(e.attr("colour") is not None for e, *_ in self.placement.dice)
+
     def dice_colours(self) -> tuple[str, ...] | None:
         """The colour names the players give `calibrate --colours` for the dice lying out:
-        the renderer's plain d6 are white; None for dice read by their faces (no colour to
-        enrol) and for no dice."""
+        the game's palette for dice told by their colour (one of each laid out,
+        :meth:`calibration_shot`), else white for the renderer's plain d6; None for dice
+        read by their faces (no colour to enrol) and for no dice."""
+        if self._coloured():
+            return self.layout.palette
         dice = [e for e, *_ in self.placement.dice]
         if dice and all((e.attr("type") or "d6") == "d6" for e in dice):
             drawn = self.die_types.get("d6")

@@ -27,9 +27,25 @@ class Rule:
 
 
 class EngineError(Exception):
-    """Base of every error the engine raises."""
+    """Base of every error the engine raises.
+
+    An error about one field of what was entered (a card's ``number``, a sheet row's
+    ``shape``) says which: ``path`` (``("cards", 3, "number")``: keys and list indices from
+    the outermost) and ``field_message`` (what is wrong with that field, without saying
+    where); :meth:`at` sets them as the error travels up (each level adds its own key).
+    """
 
     code = "engine/error"
+    path: tuple[str | int, ...] = ()
+    field_message: str | None = None
+
+    def at(self, *path: str | int, message: str | None = None) -> EngineError:
+        """This error, about the field ``path`` below what the caller has already named
+        (prepended to the path it has); ``message``: the field's own message."""
+        self.path = tuple(path) + self.path
+        if message is not None:
+            self.field_message = message
+        return self
 
 
 class InvalidActionError(EngineError, ValueError):

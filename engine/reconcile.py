@@ -132,7 +132,9 @@ def _unmatched_obs(obs: Observed) -> float:
     return math.log(max(1.0 - obs.confidence, _FLOOR))
 
 
-def _assign(observed: Sequence[Observed], expected: Sequence[Expected], miss: float) -> float:
+def _assign(observed: Sequence[Observed], expected: Sequence[Expected], miss: float,
+            pairs: dict[tuple[int, Expected], float] | None = None,
+            alone: Sequence[float] | None = None) -> float:
     """Best total log-likelihood of matching observed to expected objects one-to-one.
 
     Exact. Expected objects collapse into distinct types with a count (a Bank holds pairs of
@@ -140,12 +142,36 @@ def _assign(observed: Sequence[Observed], expected: Sequence[Expected], miss: fl
     successive shortest paths from the relaxed optimum (every reading at its best type): only
     the few types that readings over-fill need repair, which keeps this fast in pure Python.
     A greedy matching is not enough: a confident misread takes the slot of a real piece.
+    ``pairs``: the readings' scores against objects met before (keyed by the reading's id:
+    only for readings that outlive it), filled as it goes; ``alone``: each reading's score
+    unmatched, when known.
     """
     log_miss = math.log(miss)
-    alone = [_unmatched_obs(o) for o in observed]
+    if alone is None:
+        alone = [_unmatched_obs(o) for o in observed]
     base = sum(alone) + log_miss * len(expected)
     if not observed or not expected:
         return base
+    by_slot = _by_slot(observed, expected)
+    if by_slot is not None:
+        # Every object in its own slot (Pyradice's dice, Pyramid Dice's pyramid cards): a
+        # reading can only be the object of its slot, so the relaxed optimum is the
+        # matching, found without scoring every reading against every object (the same
+        # sums, in the same order, as below).
+        best = []
+        for o, a in zip(observed, alone, strict=True):
+            t = by_slot.get(o.slot or "")
+            if t is None:
+                best.append(0.0)
+                continue
+            key = (id(o), t)
+            score = pairs.get(key) if pairs is not None else None
+            if score is None:
+                score = _pair_score(o, t)
+                if pairs is not None:
+                    pairs[key] = score
+            best.append(max(score - a - log_miss, 0.0))
+        return base + sum(best)
     counts: dict[Expected, int] = defaultdict(int)
     for exp in expected:
         counts[exp] += 1
@@ -196,6 +222,19 @@ def _assign(observed: Sequence[Observed], expected: Sequence[Expected], miss: fl
         load[target] += 1
 
 
+def _by_slot(observed: Sequence[Observed], expected: Sequence[Expected]
+             ) -> dict[str, Expected] | None:
+    """slot -> expected object, when every object on both sides has a slot of its own;
+    else None."""
+    out: dict[str, Expected] = {e.slot: e for e in expected if e.slot is not None}
+    if len(out) != len(expected):
+        return None
+    slots = {o.slot for o in observed if o.slot is not None}
+    if len(slots) != len(observed):
+        return None
+    return out
+
+
 class _Fitter:
     """Scores views against one observation, caching per (kind, zone) group."""
 
@@ -209,34 +248,56 @@ class _Fitter:
                    if not self.zones_seen or o.zone is None or o.zone in self.zones_seen]
         for obj in objects:
             self.groups[(obj.kind, obj.zone)].append(obj)
+        self.loose = [o for (_, z), objs in self.groups.items() if z is None for o in objs]
+        self.alone: dict[tuple[str, str], list[float]] = {}
         self.cache: dict[tuple[tuple[str, str], tuple[Expected, ...]], float] = {}
+        # each reading's score against each object: the candidate views of one reading
+        # share most of their objects (Pyradice: 2 400 views, a board of 21 dice each)
+        self.pairs: dict[tuple[int, Expected], float] = {}
         self.saturated = sum(
             math.log(max(o.confidence, _FLOOR))
             + sum(math.log(max(d[0][1], _FLOOR)) for _, d in o.dists if d)
             for o in objects)
 
     def log_likelihood(self, view: View) -> float:
-        by_group: dict[tuple[str, str], list[Expected]] = defaultdict(list)
-        for exp in view:
-            if self.zones_seen and exp.zone not in self.zones_seen:
-                continue
-            by_group[(exp.kind, exp.zone)].append(exp)
         total = 0.0
-        for key, expected in by_group.items():
-            total += self._group(key, tuple(expected))
-        for kind, zone in self.groups:
-            if (kind, zone) not in by_group and zone is not None:
-                total += self._group((kind, zone), ())
-        loose = [o for (k, z), objs in self.groups.items() if z is None for o in objs]
-        if loose:  # objects outside every zone: only extra evidence, never a match
-            total += sum(_unmatched_obs(o) for o in loose)
+        for value in self.group_fits(view).values():
+            total += value
+        if self.loose:  # objects outside every zone: only extra evidence, never a match
+            total += sum(_unmatched_obs(o) for o in self.loose)
         return total
+
+    def group_fits(self, view: View) -> dict[tuple[str, str], float]:
+        """Each (kind, zone) group's log-likelihood of ``view`` (what log_likelihood sums,
+        in its order, but the objects outside every zone)."""
+        by_group: dict[tuple[str, str], list[Expected]] = {}
+        seen = self.zones_seen
+        kind, zone, group = "", "", None
+        for exp in view:
+            if exp.kind != kind or exp.zone != zone:  # (views come sorted: runs of a group)
+                kind, zone = exp.kind, exp.zone
+                group = None if seen and zone not in seen else by_group.setdefault(
+                    (kind, zone), [])
+            if group is not None:
+                group.append(exp)
+        out = {key: self._group(key, tuple(expected)) for key, expected in by_group.items()}
+        for kind_, zone_ in self.groups:
+            if (kind_, zone_) not in by_group and zone_ is not None:
+                out[(kind_, zone_)] = self._group((kind_, zone_), ())
+        return out
 
     def _group(self, key: tuple[str, str], expected: tuple[Expected, ...]) -> float:
         ck = (key, expected)
-        if ck not in self.cache:
-            self.cache[ck] = _assign(self.groups.get(key, []), expected, self.params.miss)
-        return self.cache[ck]
+        try:
+            return self.cache[ck]
+        except KeyError:
+            observed = self.groups.get(key, [])
+            alone = self.alone.get(key)
+            if alone is None:
+                alone = self.alone[key] = [_unmatched_obs(o) for o in observed]
+            value = self.cache[ck] = _assign(observed, expected, self.params.miss, self.pairs,
+                                             alone)
+            return value
 
 
 # --- the decision --------------------------------------------------------------------------
@@ -362,7 +423,13 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
         if not seated:
             return _posteriors(scored, view, bool(observation.dice_moved),
                                scored[0].log_likelihood)
-        ends_turn = hands_on(game, state, first, scored[0].log_likelihood)
+        # a move that changes nothing the camera reads fits each zone's reading as the table
+        # as it was does, not only in sum (Pyradice: a die taken to the wrong space fits a
+        # reading with a misread die as badly as no move at all)
+        as_is = fitter.group_fits(view)
+        unseen = [s for s in first if abs(s.log_likelihood - scored[0].log_likelihood) < 1e-9
+                  and fitter.group_fits(s.view) == as_is]
+        ends_turn = hands_on(game, state, unseen, scored[0].log_likelihood)
         for s in ends_turn:
             # the unseen move, then what is seen (its "dice did not move" penalty was for
             # it alone: the next player's throw moved them)

@@ -73,6 +73,9 @@ class DieSpec:
     """A catalogued die type: its six faces replace the pips of `look` (body and ink colours
     come from the type), and `value` is the index (1..6) of the face up in
     ``die_type.faces``. None: an ordinary pip die drawn from `look`."""
+    z_mm: float = 0.0
+    """Height of what the die rests on above the table (a die of a stack's second layer
+    rests on the first: 16 mm up)."""
 
     @property
     def label(self) -> str:
@@ -208,7 +211,7 @@ def _die_geometry(die: DieSpec) -> tuple[np.ndarray, np.ndarray, list]:
     rot = _rot("z", die.yaw_deg) @ _rot("x", die.cock_deg) @ _TO_TOP[die.value]
     h = die.size_mm / 2
     lift = h * (1 + 0.4 * np.sin(np.deg2rad(abs(die.cock_deg))))
-    centre = np.array([die.x_mm, die.y_mm, lift])
+    centre = np.array([die.x_mm, die.y_mm, die.z_mm + lift])
     corners = np.array([[sx, sy, sz] for sx in (-h, h) for sy in (-h, h) for sz in (-h, h)])
     faces = []
     for value, (n, u) in _FACES.items():
@@ -360,8 +363,10 @@ def render(scene: Scene, *, jpeg_quality: int | None = None, blur_sigma: float =
     img = render_table(scene, rng)
     _draw_shadows(img, scene.dice, cam, scene.lighting)
     _, cam_centre = cam.extrinsics()
-    order = sorted(range(len(scene.dice)), key=lambda i: -np.linalg.norm(
-        np.array([scene.dice[i].x_mm, scene.dice[i].y_mm, 0]) - cam_centre))
+    # lowest first (a camera above sees a stack's upper layer over the dice it rests on),
+    # then far to near
+    order = sorted(range(len(scene.dice)), key=lambda i: (scene.dice[i].z_mm, -np.linalg.norm(
+        np.array([scene.dice[i].x_mm, scene.dice[i].y_mm, 0]) - cam_centre)))
     boxes, values, classes, index, labels = [], [], [], [], []
     for i in order:
         die = scene.dice[i]

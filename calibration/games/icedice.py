@@ -2,7 +2,7 @@
 the Counter and the Vaults (the Bank's nested stacks show only their largest piece: not
 read; the rules know the Bank from the moves)."""
 
-from calibration.games.spec import Perception, register
+from calibration.perception import Perception, register
 from calibration.table.pyramids import Pyramids
 from vision.dietypes import game_types
 

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from calibration.card_layout import CARD_BAND_MM, CARD_COLUMN_GAP_MM, CARD_MM, card_slots
-from calibration.games.spec import resolve
 from calibration.layouts import Layout
 from calibration.mat import READ_PPM, mat_raster
+from calibration.perception import resolve
 from calibration.profile import Profile
 from calibration.table.gate import Box, ChangeGate
 from calibration.table.sight import Sight

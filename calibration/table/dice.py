@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from calibration.games.spec import Perception, resolve
 from calibration.layouts import Layout
 from calibration.mat import READ_PPM, mat_raster
+from calibration.perception import Perception, resolve
 from calibration.table.enrolled import EnrolledDice
 from calibration.table.gate import ChangeGate
 from calibration.table.learning import TableLearner, seen_dice

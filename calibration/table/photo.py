@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from calibration.games.spec import perception
 from calibration.palette import white_reference
+from calibration.perception import perception
 from calibration.profile import Profile
 from calibration.table.fit import current_geometry
 from calibration.table.objects import observed_objects, on_markers, snapped

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.games.spec import PieceStage, perception
 from calibration.palette import white_reference
+from calibration.perception import PieceStage, perception
 from calibration.profile import Profile
 from calibration.table.dice import DiceStage
 from calibration.table.enrolled import EnrolledDice
@@ -37,6 +37,7 @@ from calibration.table.gate import ChangeGate
 from calibration.table.learning import TableLearner
 from calibration.table.readers import shared_readers
 from calibration.table.sight import Sight
+from calibration.table.slot_dice import SlotDiceStage
 from calibration.table.tracker import DieTracker
 from calibration.table.zones import zones_seen
 from engine.observation import Observation, View
@@ -57,7 +58,7 @@ class TableReader:
     :class:`calibration.table.protocol.TableReading`. Made with :meth:`build`."""
 
     fit: CameraFit
-    dice: DiceStage
+    dice: DiceStage | SlotDiceStage
     pieces: tuple[PieceStage, ...]
     enrolment: Path | str | None = None
     """The profile file whose [enrolment] holds the dice the players enrolled (`dicetable
@@ -88,14 +89,18 @@ class TableReader:
             reader = reader or shared
             face_reader = face_reader or faces
         types = spec.types(edition)
-        dice = DiceStage(spec, profile.layout, reader, face_reader, edition,
-                         enrolled=EnrolledDice(enrolment, face_reader)
-                         if enrolment is not None and not types else None,
-                         learner=TableLearner() if learn else None)
+        dice: DiceStage | SlotDiceStage
+        if spec.slot_dice is not None:
+            dice = SlotDiceStage(spec, profile.layout, reader)
+        else:
+            dice = DiceStage(spec, profile.layout, reader, face_reader, edition,
+                             enrolled=EnrolledDice(enrolment, face_reader)
+                             if enrolment is not None and not types else None,
+                             learner=TableLearner() if learn else None)
         pieces = tuple(p.start(profile.layout, edition) for p in spec.pieces)
         table = cls(CameraFit(profile), dice, pieces, enrolment)
         if enrolment is not None:
-            if dice.enrolled is not None:
+            if isinstance(dice, DiceStage) and dice.enrolled is not None:
                 dice.enrolled.dice()  # prepares them now, not at the first throw
             dice.resume_learning(enrolment)
         return table

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.games.spec import perception
+from calibration.perception import perception
 from vision.detections import Detections
 from vision.faces import DieFaceReader
 from vision.topface import TopFaceChooser, nearest, read_candidates

@@ -139,7 +139,7 @@ def live(faces, edition: str, throws: int, seed: int,
          shifts: tuple[str, ...] = SHIFT_NAMES) -> dict[str, dict]:
     """Per shift: dice, right as taken (a), right balanced (b), read square-on as the live
     table reads them (the observer's types of `edition`)."""
-    from calibration.games import perception
+    from calibration.perception import perception
     from calibration.procedure import calibrate_image
     from calibration.table.dice_top import read_top_faces
     from calibration.table_render import TableRenderer

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.games import perception
 from calibration.layouts import load_layout
+from calibration.perception import perception
 from calibration.table.dice import CONFIRMED_DIE, SURE_PLAIN_DIE, DiceStage
 from engine import get_game
 from engine.observation import Observation, Observed, observe_view

@@ -181,7 +181,8 @@ def test_icedice_faces_read_right_under_a_lamp_the_face_models_never_saw(gains) 
     assert right >= 11
 
 
-@pytest.mark.parametrize("game,moves", [("pyramid_dice", 6), ("icedice", 5)])
+@pytest.mark.parametrize("game,moves", [("pyramid_dice", 6), ("icedice", 5),
+                                        ("pyradice", 8)])
 def test_rendered_moves_through_the_real_pipeline_end_in_the_true_state(game: str,
                                                                          moves: int) -> None:
     """A few moves filmed and read; the players answer the questions the camera asks. The
@@ -191,6 +192,8 @@ def test_rendered_moves_through_the_real_pipeline_end_in_the_true_state(game: st
                                          hand_frames=(4, 6)), figures)
     assert figures.moves == moves and figures.matches == 1
     assert figures.exact == 1
+    if game == "pyradice":  # its dice are read in their slots: every move, no question
+        assert figures.accepted_without_question == moves
     assert figures.latency_frames and max(figures.latency_frames) <= 5
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from engine import Accepted, Ambiguous, NoChange, Observation, Violation, get_game, reconcile
 from engine.observation import Observed, observe_view
 
@@ -158,3 +160,29 @@ def test_observation_json_round_trip() -> None:
     s = state_after("roll red S", "take red S")
     obs = seen(s)
     assert Observation.from_dict(obs.to_dict()) == obs
+
+
+def test_objects_each_in_its_slot_are_matched_slot_to_slot_as_by_the_full_search(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """When every reading and every expected object has a slot of its own (Pyradice's dice,
+    Pyramid Dice's pyramid cards), a reading can only be its slot's object: the quick path
+    gives the very sum the full matching gives, bit for bit."""
+    import importlib
+    import random
+
+    from engine.observation import Expected, Observed
+
+    rc = importlib.import_module("engine.reconcile")  # (engine.reconcile is the function)
+
+    rng = random.Random(7)
+    for _ in range(200):
+        slots = [f"s{i}" for i in range(12)]
+        expected = [Expected.make("die", "z", s, face=str(rng.randint(1, 6)))
+                    for s in rng.sample(slots, rng.randint(0, 12))]
+        observed = [Observed.make("die", "z", s, confidence=rng.uniform(0.3, 0.999),
+                                  face={str(rng.randint(1, 6)): rng.uniform(0.2, 1.0)})
+                    for s in rng.sample(slots, rng.randint(0, 12))]
+        quick = rc._assign(observed, expected, 0.02)
+        with monkeypatch.context() as m:
+            m.setattr(rc, "_by_slot", lambda o, e: None)
+            assert rc._assign(observed, expected, 0.02) == quick

@@ -1,4 +1,6 @@
-"""A game's perception spec: what the camera reads of its table, and the registry of specs.
+"""A game's spec outside its rules: what the camera reads of its table, and what the phone
+asks for its setup; and the registry of specs (the specs themselves are
+calibration/games/<game>.py).
 
 The engine knows a game's rules and what its table should show (``Game.expected_view``);
 the spec says how the camera reads that table: which zones it reads, where dice may lie,
@@ -11,7 +13,7 @@ vault, whatever the number of players) and resolved against a layout in the layo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Protocol
@@ -23,9 +25,29 @@ if TYPE_CHECKING:
     from calibration.profile import Profile
     from calibration.table.gate import ChangeGate
     from calibration.table.sight import Sight
+    from calibration.table.slot_dice import SlotDice
     from engine.observation import Observed
 
 DEFAULT_DIE_MM = 16.0
+
+Path = list[str | int]
+"""Where in the entered setup a problem is: keys and list indices from the outermost."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of an entered setup: the field it is about and the engine's message."""
+
+    path: Path
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "message": self.message}
+
+
+def problem(exc: Any, *prefix: str | int) -> Problem:
+    """The Problem an engine error names (``prefix``: where the checked part lies)."""
+    return Problem([*prefix, *exc.path], exc.field_message or str(exc))
 """Edge of a standard d6, mm."""
 
 
@@ -76,10 +98,15 @@ class Perception:
     top_face_chooser: bool = False
     """A photo's typed dice have their top face chosen by the shipped learnt score
     (vision.topface.TopFaceChooser) rather than the nearest face mean."""
-    hide_covered: bool = False
-    """In a zone whose slots stack (a quarry's layers), a die seen under a die of the layer
-    above is covered and not reported: the rules list only the dice whose top is uncovered,
-    and a covered die's face showing round the one above it is no die the rules know."""
+    setup_form: Callable[[], dict[str, Any]] | None = None
+    """What the new-match page offers for the game's setup (the shipped example and the
+    vocabulary to edit it with; None: the game takes no setup from the players)."""
+    setup_rows: Callable[[Mapping[str, Any]], list[Problem]] | None = None
+    """The engine's verdict on each row of an entered setup (a card, a sheet's definition),
+    every wrong row with its message: the rules stop at the first wrong one."""
+    slot_dice: SlotDice | None = None
+    """Dice that lie in the slots of some zones, read slot by slot (calibration.table.
+    slot_dice) instead of found by the dice reader (None: found by the dice reader)."""
 
     def types(self, edition: str | None = None) -> tuple[str, ...]:
         """The die types on a table of ``edition`` (every type when None)."""
