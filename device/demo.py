@@ -13,9 +13,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from device.matches.service import MatchService, ServiceError
 from device.runtime import Runtime
 from device.simtable import SimParams, SimulatedTable
-from device.web.service import MatchService, ServiceError
 
 logger = logging.getLogger(__name__)
 

@@ -46,11 +46,9 @@ def bgstats(match: Match, match_id: str, *, played_at: float | None = None,
             names: list[str] | None = None) -> dict[str, Any]:
     """The match as a BG Stats play file (the players' names as given, else as logged at
     setup or on the phone, else P1, P2...)."""
-    from device.web.views import player_names
-
     game = match.game
     players = match.initial.players
-    names = names or player_names(match)
+    names = names or match.names
     scores = game.score(match.state)
     outcome = game.outcome(match.state)
     winners = set(outcome.winners) if outcome else set()

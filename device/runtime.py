@@ -1,8 +1,9 @@
-"""The live loop: source → settle → read → observation → reconcile → match → store → hub.
+"""The live loop: source → settle → read → judge (match → rules → store → hub).
 
 Nothing is read while something moves. Each settled frame is turned into an Observation
-by the table reader (``table``: calibration.table.protocol.TableReading) and explained by
-the rules:
+by the table reader (``table``: calibration.table.protocol.TableReading), one call, and
+handed to the match service (``service.see``), one call, which has the rules explain it
+and records what they decided:
 
 * ``Accepted``: the actions are recorded with the camera as their source, the confidence,
   and a small JPEG of the table as evidence;
@@ -29,9 +30,9 @@ import numpy as np
 
 from calibration.table.protocol import TableReading
 from device.camera import CameraUnavailableError, FrameSource
+from device.matches.service import MatchService
 from device.observer_hands import HandSide
-from device.web.service import MatchService
-from engine import Accepted, Ambiguous, NoChange, Observation, Resolution, Violation, reconcile
+from engine import Accepted, NoChange, Observation, Resolution
 from engine.reconcile import Params
 from vision.frame import Frame
 from vision.settle import Settler
@@ -81,18 +82,10 @@ class Runtime:
     _moved: bool | None = None
     """motion seen since the last reading; None before the first (the table was found as it
     is: whether anything was done before is not known)"""
-    _open_alert: str | None = None
-    _alerted: bool = False
-    """a rule break was alerted and the table has not matched the game since"""
-    _alert_at: int | None = None
-    """the match's entry count just after the open alert or question was raised"""
     hands: HandSide = field(default_factory=HandSide)
     """where the arm crossed into the picture while the table moved (who threw)"""
-    seats: tuple[str, ...] | None = None
-    """the table edge each player sits at (from the match's setup)"""
 
     def __post_init__(self) -> None:
-        self.seats = self.service.seats(self.match_id)
         outline = self.table.outline()
         if outline is not None:  # a calibrated table: hands are looked for over it
             self.settler.set_table(*outline)
@@ -117,28 +110,16 @@ class Runtime:
             return None
         t0, cpu0 = time.perf_counter(), time.process_time()
         match = self.service.match(self.match_id)
-        if self._alert_at is not None and len(match.entries) != self._alert_at:
-            # the players answered, acted or undid since: that alert is closed, and the same
-            # question, raised by the table again, is asked again
-            self._open_alert, self._alerted, self._alert_at = None, False, None
         # what the table should show (a reader learns from it and re-reads what disagrees)
         self.table.expect(match.game.expected_view(match.state))
         observation = self.table.read(frame)
-        moved = self._moved
-        if moved and self._alerted:
-            # after an alert the hands over the table are the players putting it back: that
-            # motion is no evidence of a move (else the table as the game has it, seen
-            # again, was weighed against moves the camera might have missed, and asked)
-            moved = None
         edge, sure = self.hands.side()
-        observation = replace(observation, moved=moved, frame=frame.seq, hand_edge=edge,
+        observation = replace(observation, moved=self._moved, frame=frame.seq, hand_edge=edge,
                               hand_edge_confidence=sure)
-        # the players' corrections (a die they said shows 5) stand while the die lies there
-        observation = self.service.amend(self.match_id, observation)
         t1 = time.perf_counter()
-        resolution = reconcile(match.game, match.state, observation, self.params, self.seats)
-        t2 = time.perf_counter()
-        self._handle(resolution, frame)
+        judged: dict[str, float] = {}
+        resolution = self.service.see(self.match_id, observation, self.params,
+                                      evidence=lambda: thumbnail(frame.image), timings=judged)
         self._learn(resolution)
         self.settler.accept(frame.lores if frame.lores is not None else frame.image)
         if self.settler.last_small is not None:
@@ -146,8 +127,9 @@ class Runtime:
         self._moved = False
         t3 = time.perf_counter()
         timings = dict(self.table.timings)
-        timings.update(observe=round((t1 - t0) * 1000, 1), reconcile=round((t2 - t1) * 1000, 1),
-                       record=round((t3 - t2) * 1000, 1),
+        reconciled = judged.get("reconcile", 0.0)
+        timings.update(observe=round((t1 - t0) * 1000, 1), reconcile=round(reconciled, 1),
+                       record=round((t3 - t1) * 1000 - reconciled, 1),
                        cpu=round((time.process_time() - cpu0) * 1000, 1))
         step = Step(frame.seq, self._still_since if self._still_since is not None else frame.seq,
                     resolution, (t3 - t0) * 1000, observation, timings)
@@ -171,34 +153,6 @@ class Runtime:
         live = {e.seq for e in match.live_entries}
         self.table.learn(max(live, default=-1), match.game.expected_view(match.state),
                          res.confidence, live)
-
-    def _handle(self, res: Resolution, frame: Frame) -> None:
-        mid = self.match_id
-        self._alerted = isinstance(res, Violation) or (
-            self._alerted and isinstance(res, Ambiguous))
-        if isinstance(res, Accepted):
-            self._open_alert = None
-            self.service.accept(mid, list(res.actions), res.confidence,
-                                thumbnail=thumbnail(frame.image), data={"frame": frame.seq})
-        elif isinstance(res, NoChange):
-            if self._open_alert is not None:
-                self.service.note(mid, "note", "the table matches the game again")
-                self._open_alert = None
-        elif isinstance(res, Ambiguous):
-            text = " or ".join(c.text() for c in res.candidates)
-            if text != self._open_alert:
-                self._open_alert = text
-                # a move the camera saw but whose unseen part only the players know (Pyramid
-                # Dice: the players before a snatcher passed) is one yes/no question
-                question = f"{res.confirm} ({text})" if res.confirm else f"Which was it: {text}?"
-                self.service.note(mid, "question", question, data=res.to_dict())
-                self._alert_at = len(self.service.match(mid).entries)
-        elif isinstance(res, Violation):
-            text = f"{res.rule.id}: {res.explanation}"
-            if text != self._open_alert:
-                self._open_alert = text
-                self.service.note(mid, "violation", res.explanation, data=res.to_dict())
-                self._alert_at = len(self.service.match(mid).entries)
 
     def run(self, stop: threading.Event, *, max_backoff: float = 10.0) -> None:
         """Loop until ``stop`` is set or a finite source ends."""

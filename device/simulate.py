@@ -28,10 +28,10 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from typing import IO, Any
 
+from device.matches.service import MatchService, ServiceError
 from device.runtime import Runtime, Step
 from device.simtable import Scene, SimFigures, SimParams, SimulatedTable
 from device.store import SQLiteStore
-from device.web.service import MatchService, ServiceError
 from engine import Accepted, Ambiguous, Violation
 from engine.observation import Observation, Observed, View
 

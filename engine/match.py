@@ -8,7 +8,7 @@ loaded from JSON reaches exactly the state it was saved in, or fails loudly.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,11 +22,39 @@ from engine.errors import (
     UnknownGameError,
 )
 from engine.registry import get_game
+from engine.thrower import check_seats
 
 RECORD_FORMAT = "dicetable-match/1"
 
 #: entry kinds that are not actions: they are kept for the record and do not change state
-NOTE_KINDS = frozenset({"question", "answer", "violation", "correction", "note"})
+#: (``names``: the players named anew, ``Match.rename``)
+NOTE_KINDS = frozenset({"question", "answer", "violation", "correction", "note", "names"})
+MAX_NAME = 24
+"""Longest player name kept (a phone's name field; the log quotes it)."""
+_LEGACY_NAMES, _LEGACY_SEATS = "names", "seats"
+"""Records made before names and seats were the match's own kept them in notes' data
+under these keys: they are read from there."""
+
+
+class InvalidNamesError(EngineError, ValueError):
+    """Player names that cannot be kept (more names than players, one too long)."""
+
+    code = "names/invalid"
+
+
+def check_names(names: Sequence[str] | None, players: int) -> tuple[str, ...]:
+    """Player names as entered: trimmed, at most one per player, none longer than MAX_NAME
+    (InvalidNamesError at ``names`` or the long name's index)."""
+    if names is None:
+        return ()
+    if len(names) > players:
+        raise InvalidNamesError(f"{len(names)} names for {players} players").at("names")
+    out = tuple(" ".join(str(n).split()) for n in names)
+    for i, name in enumerate(out):
+        if len(name) > MAX_NAME:
+            raise InvalidNamesError(f"the name {name[:MAX_NAME]!r}… is longer than {MAX_NAME} "
+                                    "letters").at("names", i)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,17 +88,48 @@ class Entry:
 
 
 class Match:
-    """A match of one game, built from its setup and grown by ``push``."""
+    """A match of one game, built from its setup and grown by ``push``.
+
+    The players' names (entered at setup, renamed later with :meth:`rename`) and the table
+    edge each sits at (engine.thrower, set at setup) are part of the record."""
 
     def __init__(self, game: Game[Any, Any], players: int,
                  options: Mapping[str, object] | None = None, *,
-                 setup: Mapping[str, Any] | None = None, seed: int | None = None) -> None:
+                 setup: Mapping[str, Any] | None = None, seed: int | None = None,
+                 names: Sequence[str] | None = None,
+                 seats: Sequence[str] | None = None) -> None:
         self.game = game
         self.initial = game.new_state(players, options, setup=setup, seed=seed)
         self.seed = seed
+        self.setup_names = check_names(names, players)
+        try:
+            self.seats: tuple[str, ...] | None = (
+                check_seats(seats, players) if seats is not None else None)
+        except ValueError as exc:
+            raise InvalidSeatsError(f"seats: {exc}").at("seats") from None
         self.entries: list[Entry] = []
         self._stack: list[tuple[int, Any]] = []  # (entry seq, state before) per live action
         self.state: Any = self.initial
+
+    # --- the players ----------------------------------------------------------------------
+    @property
+    def names(self) -> list[str]:
+        """The players' names as last entered (P1, P2... where none was given)."""
+        names: Sequence[str] = self.setup_names
+        for entry in reversed(self.entries):
+            given = entry.data.get(_LEGACY_NAMES) if entry.kind in ("names", "note") else None
+            if isinstance(given, list):
+                names = [str(n) for n in given]
+                break
+        players = self.initial.players
+        return [names[i] if i < len(names) and names[i] else f"P{i + 1}"
+                for i in range(players)]
+
+    def rename(self, names: Sequence[str], *, source: str = "cli") -> Entry:
+        """Name the players anew (logged: the record keeps who played)."""
+        clean = check_names(names, self.initial.players)
+        text = "players: " + ", ".join(n or f"P{i + 1}" for i, n in enumerate(clean))
+        return self.note("names", text, source=source, data={"names": list(clean)})
 
     # --- growing the log -----------------------------------------------------------------
     @property
@@ -134,13 +193,19 @@ class Match:
 
     # --- the record ------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "format": RECORD_FORMAT,
             "engine_version": engine.__version__,
             "game": self.game.info.name,
             "players": self.initial.players,
             "options": dict(self.initial.options),
             "seed": self.seed,
+        }
+        if any(self.setup_names):
+            out["names"] = list(self.setup_names)
+        if self.seats is not None:
+            out["seats"] = list(self.seats)
+        return out | {
             "initial_state": self.initial.to_dict(),
             "entries": [e.to_dict() for e in self.entries],
             "final_state": self.state.to_dict(),
@@ -171,6 +236,13 @@ class Match:
             entries = data["entries"]
         except (KeyError, TypeError) as exc:
             raise InvalidStateError(f"match record lacks a field: {exc}") from None
+        try:
+            match.setup_names = check_names(data.get("names"), match.initial.players)
+            seats = data.get("seats")
+            match.seats = check_seats(seats, match.initial.players) if seats is not None \
+                else None
+        except (EngineError, ValueError, TypeError) as exc:
+            raise InvalidStateError(f"match record: {exc}") from None
         if not isinstance(entries, list):
             raise InvalidStateError("match record: 'entries' must be a list")
         # The header repeats what the initial state holds; a record whose header says
@@ -179,6 +251,8 @@ class Match:
         if type(players) is not int or players != match.initial.players:
             raise InvalidStateError(f"match record: the header says {players!r} players, the "
                                     f"initial state {match.initial.players}")
+        if match.seats is None:
+            match.seats = _legacy_seats(entries, match.initial.players)
         for i, raw in enumerate(entries):
             seq = raw.get("seq", i) if isinstance(raw, Mapping) else i
             if type(seq) is not int or seq != i:
@@ -214,6 +288,24 @@ class Match:
             raise InvalidStateError("not a match record: the JSON is nested too deeply") \
                 from None
         return cls.from_dict(data)
+
+
+class InvalidSeatsError(EngineError, ValueError):
+    """Seats that are no table edges, or not one per player."""
+
+    code = "seats/invalid"
+
+
+def _legacy_seats(entries: Sequence[Any], players: int) -> tuple[str, ...] | None:
+    """The seats an older record kept in a note (the last such note, when it seats every
+    player), or None."""
+    for raw in reversed(entries):
+        data = raw.get("data") if isinstance(raw, Mapping) else None
+        if isinstance(raw, Mapping) and raw.get("kind") == "note" and \
+                isinstance(data, Mapping) and isinstance(data.get(_LEGACY_SEATS), list):
+            seats = tuple(str(s) for s in data[_LEGACY_SEATS])
+            return seats if len(seats) == players else None
+    return None
 
 
 _NOTHING_TO_UNDO = Rule(

@@ -43,9 +43,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from device.demo import DemoTable
+    from device.matches.service import MatchService
     from device.simtable import OBSERVER_TEXT, SimParams
     from device.store import SQLiteStore
-    from device.web.service import MatchService
     from engine import EngineError, get_game
 
     try:

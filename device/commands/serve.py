@@ -198,9 +198,9 @@ def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str,
     import threading
 
     from device.camera import open_source
+    from device.matches.service import MatchService
     from device.runtime import Runtime
     from device.web import create_app
-    from device.web.service import MatchService
 
     source, table, game, players = camera
     service = MatchService(store)

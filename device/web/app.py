@@ -19,11 +19,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import engine
 from device.enrolment import Enroller
+from device.matches.service import MatchService, ServiceError
 from device.store import Store, StoreError
 from device.web.access import KEY_HEADER, Access, Guard, RateLimit, RateLimited
 from device.web.hub import Hub
 from device.web.routes import enrolment, games, health, matches
-from device.web.service import MatchService, ServiceError
 
 logger = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
+from device.matches.service import MatchService
 from device.web.hub import Hub
-from device.web.service import MatchService
 
 
 def get_service(request: HTTPConnection) -> MatchService:

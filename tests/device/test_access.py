@@ -244,7 +244,7 @@ def test_finished_and_old_matches_leave_memory(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import random
 
-    from device.web import service as module
+    from device.matches import service as module
     from engine import get_game
 
     monkeypatch.setattr(module, "MAX_LIVE", 5)

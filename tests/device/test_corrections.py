@@ -13,10 +13,10 @@ import pytest
 from fastapi.testclient import TestClient
 from test_runtime import ScriptedSource, ScriptedTable
 
+from device.matches.corrections import Amendment, amend, parts
 from device.runtime import Runtime
 from device.store import SQLiteStore
 from device.web import create_app
-from device.web.corrections import Amendment, amend, parts
 from engine import Match, NoChange, Observation, Violation, get_game, reconcile
 from engine.observation import observe_view
 

@@ -101,7 +101,8 @@ def test_export_from_the_phone(tmp_path: Path) -> None:
         assert r.status_code == 200 and r.headers["content-type"] == "application/x-ndjson"
         assert f'filename="dicetable-{mid}.jsonl"' in r.headers["content-disposition"]
         lines = [json.loads(x) for x in r.text.splitlines()]
-        assert [x["type"] for x in lines] == ["match", "entry", "entry", "result"]
+        assert [x["type"] for x in lines] == ["match", "entry", "result"]
+        assert lines[0]["names"] == ["Ann", "Bob"]  # the record's, not a note
         r = client.get(f"/api/matches/{mid}/export", params={"format": "bgstats"})
         assert r.headers["content-disposition"].endswith('.bgsplay"')
         assert [p["name"] for p in r.json()["players"]] == ["Ann", "Bob"]

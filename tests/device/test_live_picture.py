@@ -11,10 +11,10 @@ import numpy as np
 from fastapi.testclient import TestClient
 from test_runtime import ScriptedSource, ScriptedTable, views
 
+from device.matches.service import MatchService
 from device.runtime import Runtime
 from device.store import SQLiteStore
 from device.web import create_app
-from device.web.service import MatchService
 from engine import Observation
 from vision.detections import NUM_FACE_CLASSES, Detections
 from vision.frame import Frame

@@ -75,16 +75,16 @@ def test_the_simulated_players_arms_come_from_their_seats() -> None:
 def test_the_runtime_gives_the_side_and_the_seats_to_the_reconciler() -> None:
     """Through the live loop (noise observer: abstract frames, the arm an ellipse from the
     seat's edge): each reading's observation carries the edge the arm came from, and the
-    match's seats reach the runtime."""
+    match's seats are the record's."""
+    from device.matches.service import MatchService
     from device.runtime import Runtime
     from device.store import SQLiteStore
-    from device.web.service import MatchService
 
     table = SimulatedTable("pyramid_dice", 2, 2, SimParams(observer="noise", max_moves=20))
     service = MatchService(SQLiteStore(":memory:"))
     mid = service.create("pyramid_dice", 2, {}, None, 2, "t", seats=table.seats)
     runtime = Runtime(table, table.observer(), service, mid, live_view=False)
-    assert runtime.seats == ("bottom", "top")
+    assert service.match(mid).seats == ("bottom", "top")  # (the service reconciles with them)
     told = readings = 0
     while runtime.status != "source ended":
         step = runtime.step()

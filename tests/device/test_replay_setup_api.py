@@ -45,16 +45,16 @@ def played(client: TestClient, game: str = "icedice", seed: int = 4) -> tuple[st
 def test_replay_steps_are_the_rules_replaying_the_log(client: TestClient) -> None:
     mid, texts = played(client)
     index = client.get(f"/api/matches/{mid}/replay").json()
-    assert index["names"] == ["Ann", "Bob"] and index["steps"] == len(texts) + 3
-    assert index["entries"][0]["kind"] == "note" and not index["entries"][1]["evidence"]
+    assert index["names"] == ["Ann", "Bob"] and index["steps"] == len(texts) + 2
+    assert index["entries"][0]["kind"] == "action" and not index["entries"][0]["evidence"]
     game = get_game("icedice")
     state = game.new_state(2)
     start = client.get(f"/api/matches/{mid}/replay/0").json()
     assert start["entry"] is None and start["state"] == state.to_dict()
-    assert start["names"] == ["P1", "P2"]  # the names came with the first entry
-    step3 = client.get(f"/api/matches/{mid}/replay/4").json()  # names, 3 moves
+    assert start["names"] == ["Ann", "Bob"]  # the names are the record's, from the setup
+    step3 = client.get(f"/api/matches/{mid}/replay/3").json()  # 3 moves
     assert step3["state"] == game.play(state, texts[:3]).to_dict()
-    assert client.get(f"/api/matches/{mid}/replay/5").json()["state"] == \
+    assert client.get(f"/api/matches/{mid}/replay/4").json()["state"] == \
         game.play(state, texts[:2]).to_dict()  # the undo
     end = client.get(f"/api/matches/{mid}/replay/{index['steps']}").json()
     live = client.get(f"/api/matches/{mid}").json()
@@ -77,19 +77,20 @@ def test_replay_marks_the_moves_with_a_picture(client: TestClient) -> None:
     assert client.get(f"/api/matches/{mid}/evidence/1").content == b"\xff\xd8pic"
 
 
-def test_names_are_logged_and_shown(client: TestClient) -> None:
+def test_names_are_the_records_and_renames_are_logged(client: TestClient) -> None:
     mid = str(client.post("/api/matches", json={"game": "icedice", "players": 3,
                                                 "names": ["  Ann  ", ""]}).json()["id"])
     view = client.get(f"/api/matches/{mid}").json()
-    assert view["names"] == ["Ann", "P2", "P3"] and view["version"] == 1
+    assert view["names"] == ["Ann", "P2", "P3"] and view["version"] == 0
+    assert client.app.state.service.record(mid)["names"] == ["Ann", ""]  # type: ignore
     view = client.put(f"/api/matches/{mid}/names",
-                      json={"names": ["Ann", "Bob", "Cy"], "version": 1}).json()
+                      json={"names": ["Ann", "Bob", "Cy"], "version": 0}).json()
     assert view["names"] == ["Ann", "Bob", "Cy"]
-    assert view["entries"][-1] == {"seq": 1, "kind": "note", "text": "players: Ann, Bob, Cy",
+    assert view["entries"][-1] == {"seq": 0, "kind": "names", "text": "players: Ann, Bob, Cy",
                                    "source": "phone", "data": {"names": ["Ann", "Bob", "Cy"]}}
-    for body, code in [({"names": ["a", "b", "c", "d"], "version": 2}, "names/invalid"),
-                       ({"names": ["x" * 30], "version": 2}, "names/invalid"),
-                       ({"names": "Ann", "version": 2}, "request/invalid"),
+    for body, code in [({"names": ["a", "b", "c", "d"], "version": 1}, "names/invalid"),
+                       ({"names": ["x" * 30], "version": 1}, "names/invalid"),
+                       ({"names": "Ann", "version": 1}, "request/invalid"),
                        ({"names": ["Ann"]}, "request/invalid"),  # renames need the version
                        ({"names": ["Ann"], "version": 0}, "action/stale_state_id")]:
         r = client.put(f"/api/matches/{mid}/names", json=body)

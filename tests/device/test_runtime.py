@@ -13,9 +13,9 @@ import cv2
 import numpy as np
 
 from device.camera import CameraUnavailableError
+from device.matches.service import MatchService
 from device.runtime import Runtime
 from device.store import SQLiteStore
-from device.web.service import MatchService
 from engine import Observation, get_game
 from engine.observation import observe_view
 from vision.frame import Frame

@@ -113,3 +113,28 @@ def test_playouts_are_reproducible() -> None:
     game = get_game("icedice")
     assert playout(game, 3, seed=7).actions == playout(game, 3, seed=7).actions
     assert playout(game, 3, seed=7).actions != playout(game, 3, seed=8).actions
+
+
+def test_names_and_seats_are_the_records_and_older_records_keep_theirs() -> None:
+    """Names and seats are set at setup and kept in the record's header; a rename is an
+    entry. A record made before kept them in notes' data: it loads with them."""
+    from engine.match import InvalidNamesError
+
+    game = get_game("icedice")
+    match = Match(game, 2, names=["Ann", ""], seats=["bottom", "top"])
+    assert match.names == ["Ann", "P2"] and match.seats == ("bottom", "top")
+    match.rename(["Ann", "Bob"], source="phone")
+    again = Match.from_dict(match.to_dict())
+    assert again.names == ["Ann", "Bob"] and again.seats == ("bottom", "top")
+    assert again.entries[-1].kind == "names"
+    with pytest.raises(InvalidNamesError) as exc:
+        Match(game, 2, names=["a", "b", "c"])
+    assert exc.value.path == ("names",)
+    older = Match(game, 2).to_dict()
+    older["entries"] = [
+        {"seq": 0, "kind": "note", "text": "players: Cy, Di", "source": "phone",
+         "data": {"names": ["Cy", "Di"]}},
+        {"seq": 1, "kind": "note", "text": "seats: P1 left, P2 right", "source": "phone",
+         "data": {"seats": ["left", "right"]}}]
+    old = Match.from_dict(older)
+    assert old.names == ["Cy", "Di"] and old.seats == ("left", "right")

@@ -11,8 +11,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from device.enrolment import Enroller, EnrolmentRefused
+from device.matches.service import ServiceError
 from device.web.schemas import ErrorOut
-from device.web.service import ServiceError
 from vision.dietypes import catalogue
 
 router = APIRouter(prefix="/api/enrolment", tags=["enrolment"])

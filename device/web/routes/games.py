@@ -6,9 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from device.matches.service import ServiceError
+from device.matches.setup import check_setup, setup_form
 from device.web.schemas import ErrorOut, SetupCheckIn
-from device.web.service import ServiceError
-from device.web.setup_forms import check_setup, setup_form
 from engine import EngineError, all_games
 
 router = APIRouter(prefix="/api/games", tags=["games"])

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, Path, Query, Request, Response, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from device.matches.service import ServiceError
 from device.web.deps import HubDep, ServiceDep
 from device.web.schemas import (
     ActionIn,
@@ -22,7 +23,6 @@ from device.web.schemas import (
     NamesIn,
     UndoIn,
 )
-from device.web.service import ServiceError
 from engine import Match
 
 MAX_WATCHERS = 32

@@ -32,8 +32,9 @@ async function gameChanged() {
   const form = await api(`/api/games/${game.name}/setup`).catch(() => ({game: game.name}));
   if (setupState.game !== game.name) return;
   setupState.form = form;
-  if (game.name === "pyramid_dice") setupState.model = pyramidModel(form);
-  if (game.name === "pyradice") setupState.model = sheetModel(form);
+  // the form says what the game's setup is made of: a box of cards, or a token sheet
+  if (form.cards) setupState.model = pyramidModel(form);
+  else if (form.sheet) setupState.model = sheetModel(form);
   $("#json-box").hidden = !setupState.model;
   drawSetup();
   scheduleCheck(0);

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
 from engine.core import Candidate, Event, Game, Outcome, Score, options_tuple
-from engine.errors import InvalidOptionError, InvalidStateError
+from engine.errors import EngineError, InvalidOptionError, InvalidStateError
 from engine.games.pyradice import pyramid as pm
 from engine.games.pyradice import quarry as qy
 from engine.games.pyradice.checks import check_turn, physical
@@ -55,6 +56,15 @@ from engine.observation import View
 from engine.registry import register
 
 _SETUP_KEYS = {"sheet", "skills", "objectives", "boards", "cards", "quarry", "first_player"}
+
+
+@contextmanager
+def _field(key: str) -> Iterator[None]:
+    """An engine error raised inside is about the setup field ``key``."""
+    try:
+        yield
+    except EngineError as exc:
+        raise exc.at(key) from None
 #: about how many "two skills in one turn" candidates reconcile weighs in one state (shared
 #: out over the placements on skill levels, at least one each)
 TWO_SKILL_BUDGET = 240
@@ -104,21 +114,27 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
             raise SetupError(f"unknown setup field(s) {', '.join(sorted(unknown))} (known: "
                              f"{', '.join(sorted(_SETUP_KEYS))})")
         rng = random.Random(seed)
-        sheet = parse_sheet(setup["sheet"], example_sheet()) if "sheet" in setup \
-            else example_sheet()
+        with _field("sheet"):
+            sheet = parse_sheet(setup["sheet"], example_sheet()) if "sheet" in setup \
+                else example_sheet()
         skills_raw, objectives_raw = setup.get("skills"), setup.get("objectives")
         if "boards" in setup:
-            if len(setup["boards"]) != players:
-                raise SetupError(f"setup 'boards' gives {len(setup['boards'])} boards for "
-                                 f"{players} players")
-            skills_raw, objectives_raw = check_boards(setup["boards"])
+            with _field("boards"):
+                if len(setup["boards"]) != players:
+                    raise SetupError(f"setup 'boards' gives {len(setup['boards'])} boards for "
+                                     f"{players} players")
+                skills_raw, objectives_raw = check_boards(setup["boards"])
         # RULES token_side: "Or, choose randomly."
-        skills = check_skills(skills_raw, sheet) if skills_raw is not None else tuple(
-            f"{rng.choice('AB')}{level}" for level in range(2, 7))
-        objectives = check_objectives(objectives_raw, sheet) if objectives_raw is not None \
-            else tuple(f"{rng.choice('CD')}{n}" for n in rng.sample(range(1, 8), 5))
+        with _field("skills" if "boards" not in setup else "boards"):
+            skills = check_skills(skills_raw, sheet) if skills_raw is not None else tuple(
+                f"{rng.choice('AB')}{level}" for level in range(2, 7))
+        with _field("objectives" if "boards" not in setup else "boards"):
+            objectives = check_objectives(objectives_raw, sheet) \
+                if objectives_raw is not None \
+                else tuple(f"{rng.choice('CD')}{n}" for n in rng.sample(range(1, 8), 5))
         if "cards" in setup:
-            cards = check_cards(setup["cards"], sheet, colours)
+            with _field("cards"):
+                cards = check_cards(setup["cards"], sheet, colours)
         else:  # RULES objective_cards, discs
             ids = rng.sample(sorted(sheet.cards), 4)
             discs = rng.sample(colours, 4) if len(colours) >= 4 else \
@@ -126,14 +142,15 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
             cards = tuple(zip(ids, discs, strict=True))
         defs = in_use(sheet, skills, objectives, cards, colours)
         if "quarry" in setup:
-            quarry = self._entered_quarry(setup["quarry"], geo, colours)
+            with _field("quarry"):
+                quarry = self._entered_quarry(setup["quarry"], geo, colours)
         else:  # RULES random_dice
             quarry = tuple(tuple((rng.randint(1, 6), rng.choice(colours))
                                  for _ in range(r * c)) for r, c in dims)
         first = setup.get("first_player", 0)
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
             raise SetupError(f"first_player must be 0..{players - 1}, not {first!r}",
-                             RULES["pyradice.first_player"])
+                             RULES["pyradice.first_player"]).at("first_player")
         return PyradiceState(players, options_tuple(values), colours, dims, quarry, skills,
                              objectives, cards, defs, (pm.EMPTY,) * players, first, 1, first)
 

@@ -18,6 +18,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from engine.errors import EngineError
 from engine.games.pyradice.errors import DefinitionError, SetupError
 from engine.games.pyradice.rules import RULES
 from engine.games.pyradice.vocabulary import Definition, parse_definition
@@ -61,14 +62,20 @@ def parse_sheet(data: Any, base: Sheet | None = None) -> Sheet:
         defs = dict(getattr(base, key)) if base else {}
         entries = data.get(key, [])
         if not isinstance(entries, list):
-            raise DefinitionError(f"the sheet's '{key}' must be a list of {kind} definitions")
+            raise DefinitionError(f"the sheet's '{key}' must be a list of {kind} definitions"
+                                  ).at(key)
         seen: set[str] = set()
-        for entry in entries:
-            defn = parse_definition(kind, entry, default)
+        for i, entry in enumerate(entries):
+            try:
+                defn = parse_definition(kind, entry, default)
+            except EngineError as exc:
+                raise exc.at(key, i) from None
             if not pattern.match(defn.id):
-                raise DefinitionError(f"{kind} {defn.id!r}: the id must be {wanted}")
+                raise DefinitionError(f"{kind} {defn.id!r}: the id must be {wanted}").at(
+                    key, i, "id", message=f"the id must be {wanted}")
             if defn.id in seen:
-                raise DefinitionError(f"{kind} {defn.id}: defined twice")
+                raise DefinitionError(f"{kind} {defn.id}: defined twice").at(
+                    key, i, "id", message="defined twice")
             seen.add(defn.id)
             defs[defn.id] = defn
         out.append(defs)

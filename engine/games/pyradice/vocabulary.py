@@ -45,6 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.errors import EngineError
 from engine.games.pyradice import pyramid as pm
 from engine.games.pyradice.errors import DefinitionError
 from engine.games.pyradice.pyramid import Board, Die
@@ -88,8 +89,9 @@ SCHEMAS: dict[str, dict[str, dict[str, tuple[str, Any]]]] = {
         "distinct_values": {"points": ("int", 1)},
     },
 }
-_CHOICES = {"scope": _ANY_SCOPE, "swap_scope": ("any", "same_level", "adjacent"),
-            "parity": ("even", "odd"), "of": ("value", "colour")}
+CHOICES = {"scope": _ANY_SCOPE, "swap_scope": ("any", "same_level", "adjacent"),
+           "parity": ("even", "odd"), "of": ("value", "colour")}
+"""The values a parameter of each choice type takes (the setup form offers them)."""
 SKILL_OPS = {"rotate180": "rotate", "adjust": "adjust", "set": "set", "reroll": "reroll",
              "swap": "swap", "move": "move"}
 
@@ -144,8 +146,9 @@ class Definition:
 
 
 def _param(kind: str, where: str, name: str, typ: str, value: Any) -> Param:
-    def bad(expected: str) -> DefinitionError:
-        return DefinitionError(f"{where}: '{name}' must be {expected}, not {value!r}")
+    def bad(expected: str) -> EngineError:
+        message = f"'{name}' must be {expected}, not {value!r}"
+        return DefinitionError(f"{where}: {message}").at(name, message=message)
 
     def whole(v: Any) -> bool:
         return isinstance(v, int) and not isinstance(v, bool)
@@ -158,9 +161,9 @@ def _param(kind: str, where: str, name: str, typ: str, value: Any) -> Param:
         if not whole(value):
             raise bad("a whole number")
         return int(value)
-    if typ in _CHOICES:
-        if value not in _CHOICES[typ]:
-            raise bad("one of " + ", ".join(_CHOICES[typ]))
+    if typ in CHOICES:
+        if value not in CHOICES[typ]:
+            raise bad("one of " + ", ".join(CHOICES[typ]))
         return str(value)
     if typ == "colour":
         if not isinstance(value, str) or not value.strip():
@@ -200,44 +203,47 @@ def parse_definition(kind: str, entry: Any, provenance: str = "entered by the pl
     Raises:
         DefinitionError: naming the entry and what is wrong with it.
     """
+    def bad(where: str, field: str | None, message: str) -> EngineError:
+        error = DefinitionError(f"{where}: {message}" if where else message)
+        return error.at(field, message=message) if field else error.at(message=message)
+
     if not isinstance(entry, Mapping):
-        raise DefinitionError(f"a {kind} definition is an object with 'id' and 'shape', "
-                              f"not {entry!r}")
+        raise bad("", None, f"a {kind} definition is an object with 'id' and 'shape', "
+                            f"not {entry!r}")
     ident = entry.get("id")
     if not isinstance(ident, str) or not ident.strip() or " " in ident.strip():
-        raise DefinitionError(f"a {kind} definition needs an 'id' without spaces, not "
-                              f"{ident!r}")
+        raise bad("", "id", f"a {kind} definition needs an 'id' without spaces, not "
+                            f"{ident!r}")
     where = f"{kind} {ident}"
     shapes = SCHEMAS[kind]
     shape = entry.get("shape")
     if shape not in shapes:
-        raise DefinitionError(f"{where}: 'shape' must be one of {', '.join(shapes)}, not "
-                              f"{shape!r}")
+        raise bad(where, "shape", f"'shape' must be one of {', '.join(shapes)}, not {shape!r}")
     schema = shapes[str(shape)]
     unknown = set(entry) - set(schema) - {"id", "shape", "text", "provenance", "note"}
     if unknown:
         allowed = ", ".join(schema) or "none"
-        raise DefinitionError(f"{where}: shape {shape!r} has no parameter "
-                              f"{', '.join(sorted(unknown))} (its parameters: {allowed})")
+        raise bad(where, None, f"shape {shape!r} has no parameter "
+                               f"{', '.join(sorted(unknown))} (its parameters: {allowed})")
     params: list[tuple[str, Param]] = []
     for name, (typ, default) in sorted(schema.items()):
         if name in entry:
             params.append((name, _param(kind, where, name, typ, entry[name])))
         elif default is None:
-            raise DefinitionError(f"{where}: shape {shape!r} needs '{name}'")
+            raise bad(where, name, f"shape {shape!r} needs '{name}'")
         elif default is not ...:
             params.append((name, default))
     got = dict(params)
     low, high = got.get("min"), got.get("max")
     if shape in ("sum", "colour_count", "per_colour", "value_count") and low is None \
             and high is None:
-        raise DefinitionError(f"{where}: shape {shape!r} needs 'min', 'max' or both")
+        raise bad(where, "min", f"shape {shape!r} needs 'min', 'max' or both")
     if isinstance(low, int) and isinstance(high, int) and low > high:
-        raise DefinitionError(f"{where}: 'min' {low} is above 'max' {high}")
+        raise bad(where, "min", f"'min' {low} is above 'max' {high}")
     text = entry.get("text", "")
     prov = entry.get("provenance", provenance)
     if not isinstance(text, str) or not isinstance(prov, str) or not prov.strip():
-        raise DefinitionError(f"{where}: 'text' and 'provenance' must be text")
+        raise bad(where, "text", "'text' and 'provenance' must be text")
     return Definition(kind, ident.strip(), str(shape), tuple(params), text, prov)
 
 

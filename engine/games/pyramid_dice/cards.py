@@ -36,7 +36,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from engine.errors import InvalidStateError
+from engine.errors import EngineError, InvalidStateError
 from engine.games.pyramid_dice.solver import ABILITIES
 
 EXAMPLE_PROVENANCE = "EXAMPLE — not the box's contents"
@@ -97,8 +97,50 @@ def _whole(entry: Mapping[str, Any], key: str, where: str, minimum: int) -> int:
     value = entry.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         rule = "a positive whole number" if minimum == 1 else "a whole number ≥ 0"
-        raise CardSetError(f"{where}: '{key}' must be {rule}, not {value!r}")
+        message = f"'{key}' must be {rule}, not {value!r}"
+        raise CardSetError(f"{where}: {message}").at(key, message=message)
     return value
+
+
+def _card(entry: Any, i: int, seen: set[str]) -> Card:
+    """The ``i``-th card of a set (``seen``: the ids before it); CardSetError at its field."""
+
+    def bad(where: str, field: str | None, message: str) -> EngineError:
+        error = CardSetError(f"{where}: {message}")
+        return error.at(field, message=message) if field else error.at(message=message)
+
+    where = f"card {i + 1}"
+    if not isinstance(entry, Mapping):
+        raise bad(where, None, "must be an object with id, kind, number, points, back")
+    cid = entry.get("id")
+    if not isinstance(cid, str) or not _NAME.match(cid) or cid.lower() in _RESERVED \
+            or cid.lower().startswith("back"):
+        raise bad(where, "id", "'id' must be a short name of letters, digits or _ "
+                               f"(not ra/side/by/to/box/back…), not {cid!r}")
+    where = f"card {cid!r}"
+    if cid in seen:
+        raise CardSetError(f"{where}: the id is used twice").at(
+            "id", message="this id is used twice")
+    seen.add(cid)
+    kind = entry.get("kind")
+    if kind not in KINDS:
+        raise bad(where, "kind", f"'kind' must be 'treasure' or 'god', not {kind!r}")
+    number = _whole(entry, "number", where, 1)
+    points = _whole(entry, "points", where, 0) if "points" in entry or kind == "treasure" \
+        else 0
+    back = entry.get("back")
+    if back not in (1, 2) or isinstance(back, bool):
+        raise bad(where, "back", f"'back' must be 1 or 2, not {back!r}")
+    ability = entry.get("ability")
+    if kind == "god" and ability not in ABILITIES:
+        raise bad(where, "ability", f"a god card's 'ability' is one of "
+                                    f"{', '.join(ABILITIES)}, not {ability!r}")
+    if kind == "treasure" and ability is not None:
+        raise bad(where, "ability", "a treasure card has no ability")
+    unknown = set(entry) - {"id", "kind", "number", "points", "back", "ability", "note"}
+    if unknown:
+        raise bad(where, None, f"unknown field(s) {', '.join(sorted(unknown))}")
+    return Card(cid, str(kind), number, points, int(back), ability)
 
 
 def parse_cards(data: Any, counts: Mapping[str, int] | None = None) -> tuple[Card, ...]:
@@ -122,37 +164,10 @@ def parse_cards(data: Any, counts: Mapping[str, int] | None = None) -> tuple[Car
     cards: list[Card] = []
     seen: set[str] = set()
     for i, entry in enumerate(items):
-        where = f"card {i + 1}"
-        if not isinstance(entry, Mapping):
-            raise CardSetError(f"{where}: must be an object with id, kind, number, points, back")
-        cid = entry.get("id")
-        if not isinstance(cid, str) or not _NAME.match(cid) or cid.lower() in _RESERVED \
-                or cid.lower().startswith("back"):
-            raise CardSetError(f"{where}: 'id' must be a short name of letters, digits or _ "
-                               f"(not ra/side/by/to/box/back…), not {cid!r}")
-        where = f"card {cid!r}"
-        if cid in seen:
-            raise CardSetError(f"{where}: the id is used twice")
-        seen.add(cid)
-        kind = entry.get("kind")
-        if kind not in KINDS:
-            raise CardSetError(f"{where}: 'kind' must be 'treasure' or 'god', not {kind!r}")
-        number = _whole(entry, "number", where, 1)
-        points = _whole(entry, "points", where, 0) if "points" in entry or kind == "treasure" \
-            else 0
-        back = entry.get("back")
-        if back not in (1, 2) or isinstance(back, bool):
-            raise CardSetError(f"{where}: 'back' must be 1 or 2, not {back!r}")
-        ability = entry.get("ability")
-        if kind == "god" and ability not in ABILITIES:
-            raise CardSetError(f"{where}: a god card's 'ability' is one of "
-                               f"{', '.join(ABILITIES)}, not {ability!r}")
-        if kind == "treasure" and ability is not None:
-            raise CardSetError(f"{where}: a treasure card has no ability")
-        unknown = set(entry) - {"id", "kind", "number", "points", "back", "ability", "note"}
-        if unknown:
-            raise CardSetError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
-        cards.append(Card(cid, str(kind), number, points, int(back), ability))
+        try:
+            cards.append(_card(entry, i, seen))
+        except EngineError as exc:
+            raise exc.at(i) from None
     for kind in KINDS:
         n = sum(1 for c in cards if c.kind == kind)
         if n != want[kind]:

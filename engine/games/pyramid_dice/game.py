@@ -28,7 +28,7 @@ from engine.core import (
     Score,
     options_tuple,
 )
-from engine.errors import InvalidStateError
+from engine.errors import EngineError, InvalidStateError
 from engine.games.pyramid_dice import table as t
 from engine.games.pyramid_dice.cards import (
     EXAMPLE_PROVENANCE,
@@ -116,17 +116,27 @@ class PyramidDice(Game[PyramidState, PyramidAction]):
         if unknown:
             raise CardSetError(f"unknown setup field(s): {', '.join(sorted(unknown))} "
                                f"(known: {', '.join(sorted(_SETUP_KEYS))})")
-        cards = parse_cards(setup["cards"], setup.get("card_counts")) if "cards" in setup \
-            else example_cards()
-        slots, order = parse_layout(setup["layout"]) if "layout" in setup \
-            else default_layout()
+        try:
+            cards = parse_cards(setup["cards"], setup.get("card_counts")) if "cards" in setup \
+                else example_cards()
+        except EngineError as exc:
+            raise exc.at("cards") from None
+        try:
+            slots, order = parse_layout(setup["layout"]) if "layout" in setup \
+                else default_layout()
+        except EngineError as exc:
+            raise exc.at("layout") from None
         if len(slots) != len(cards):
             raise CardSetError(f"the layout has {len(slots)} slots for {len(cards)} cards")
-        placement = check_placement(setup["placement"], cards, order) \
-            if "placement" in setup else place(cards, order, random.Random(seed))
+        try:
+            placement = check_placement(setup["placement"], cards, order) \
+                if "placement" in setup else place(cards, order, random.Random(seed))
+        except EngineError as exc:
+            raise exc.at("placement") from None
         first = setup.get("first_player", 0)
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
-            raise CardSetError(f"first_player must be 0..{players - 1}, not {first!r}")
+            raise CardSetError(f"first_player must be 0..{players - 1}, not {first!r}").at(
+                "first_player")
         names = [s.slot for s in slots]
         return PyramidState(
             players, options_tuple(values), cards, slots,

@@ -1,4 +1,5 @@
-"""Live matches: the one place where phone actions meet the rules and the store.
+"""Live matches: the one place where the players' and the camera's changes meet the rules
+and the store.
 
 Every change goes the same way: check the version the phone saw (stale → conflict), let
 the engine judge the change, store its entries durably in one transaction, then tell the
@@ -9,28 +10,32 @@ dropped and reloaded from the store, so memory never runs ahead of what is durab
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from device.matches.corrections import Amendment, amend, amendments
+from device.matches.views import match_view, replay_index, replay_step
 from device.store import Store, StoreError, load_checked
-from device.web.corrections import Amendment, amend, amendments
-from device.web.views import (
-    NAMES_NOTE,
-    SEATS_NOTE,
-    match_view,
-    player_seats,
-    replay_index,
-    replay_step,
+from engine import (
+    Accepted,
+    Ambiguous,
+    EngineError,
+    IllegalActionError,
+    Match,
+    NoChange,
+    Observation,
+    Resolution,
+    Violation,
+    get_game,
+    reconcile,
 )
-from engine import EngineError, IllegalActionError, Match, Observation, get_game
-from engine.thrower import check_seats
+from engine.reconcile import Params
 
 __all__ = ["MatchService", "ServiceError", "match_view"]
 
-MAX_NAME = 24
-"""longest player name kept (a phone's name field; the log quotes it)"""
 MAX_LIVE = 32
 """Matches held in memory, the least recently used leaving first; a finished match leaves at
 once. Any match is loaded again from the store when asked (about 20 kB each: 6,000 matches
@@ -50,6 +55,19 @@ class ServiceError(Exception):
 
 
 @dataclass
+class _Alert:
+    """What the camera last raised on a match (so the same question is asked once while the
+    table stays the same)."""
+
+    text: str | None = None
+    """the open question or alert, as asked"""
+    raised: bool = False
+    """a rule break was alerted and the table has not matched the game since"""
+    at: int | None = None
+    """the match's entry count just after the open alert or question was raised"""
+
+
+@dataclass
 class _Live:
     match: Match
     lock: threading.Lock
@@ -58,6 +76,7 @@ class _Live:
     """the last view, valid while ``view["version"]`` is the match's version"""
     amendments: list[Amendment] = field(default_factory=list)
     """the players' corrections the camera's next readings are compared against"""
+    alert: _Alert = field(default_factory=_Alert)
 
 
 def _engine_error(exc: EngineError) -> ServiceError:
@@ -65,22 +84,6 @@ def _engine_error(exc: EngineError) -> ServiceError:
         return ServiceError(422, exc.code, str(exc),
                             {"rule": exc.rule.id, "rule_text": exc.rule.text})
     return ServiceError(422, exc.code, str(exc))
-
-
-def check_names(names: Sequence[str] | None, players: int) -> list[str]:
-    """Player names as entered: trimmed, at most one per player, none longer than MAX_NAME."""
-    if names is None:
-        return []
-    if len(names) > players:
-        raise ServiceError(422, "names/invalid",
-                           f"{len(names)} names for {players} players")
-    out = [" ".join(str(n).split()) for n in names]
-    for name in out:
-        if len(name) > MAX_NAME:
-            raise ServiceError(422, "names/invalid",
-                               f"the name {name[:MAX_NAME]!r}… is longer than {MAX_NAME} "
-                               "letters")
-    return out
 
 
 class MatchService:
@@ -107,6 +110,67 @@ class MatchService:
     def picture(self, match_id: str) -> tuple[int, bytes] | None:
         """(number, JPEG) of the last live picture of a match, or None before the first."""
         return self._pictures.get(match_id)
+
+    def see(self, match_id: str, observation: Observation, params: Params | None = None,
+            evidence: Callable[[], bytes] | None = None,
+            timings: dict[str, float] | None = None) -> Resolution:
+        """What the camera saw, judged by the rules and recorded: the players' corrections
+        applied (:meth:`amend`), explained by engine.reconcile with the match's seats, and
+        then an accepted move recorded with its ``evidence`` (a small JPEG, made only then),
+        a question or an alert raised once while the table stays the same, an open alert
+        closed when the table matches the game again. ``timings`` gets the milliseconds
+        the rules took (``reconcile``)."""
+        live = self._get(match_id)
+        alert = live.alert
+        match = live.match
+        if alert.at is not None and len(match.entries) != alert.at:
+            # the players answered, acted or undid since: that alert is closed, and the same
+            # question, raised by the table again, is asked again
+            live.alert = alert = _Alert()
+        if observation.moved and alert.raised:
+            # after an alert the hands over the table are the players putting it back: that
+            # motion is no evidence of a move (else the table as the game has it, seen
+            # again, was weighed against moves the camera might have missed, and asked)
+            observation = replace(observation, moved=None)
+        observation = self.amend(match_id, observation)
+        t0 = time.perf_counter()
+        res = reconcile(match.game, match.state, observation, params or Params(),
+                        match.seats)
+        if timings is not None:
+            timings["reconcile"] = (time.perf_counter() - t0) * 1000
+        self._record(match_id, live, res, evidence, observation.frame)
+        return res
+
+    def _record(self, mid: str, live: _Live, res: Resolution,
+                evidence: Callable[[], bytes] | None, frame: int | None) -> None:
+        alert = live.alert
+        alert.raised = isinstance(res, Violation) or (alert.raised and
+                                                     isinstance(res, Ambiguous))
+        if isinstance(res, Accepted):
+            alert.text = None
+            self.accept(mid, list(res.actions), res.confidence,
+                        thumbnail=evidence() if evidence is not None else None,
+                        data={"frame": frame})
+        elif isinstance(res, NoChange):
+            if alert.text is not None:
+                self.note(mid, "note", "the table matches the game again")
+                alert.text = None
+        elif isinstance(res, Ambiguous):
+            text = " or ".join(c.text() for c in res.candidates)
+            if text != alert.text:
+                alert.text = text
+                # a move the camera saw but whose unseen part only the players know (Pyramid
+                # Dice: the players before a snatcher passed) is one yes/no question
+                question = f"{res.confirm} ({text})" if res.confirm else \
+                    f"Which was it: {text}?"
+                self.note(mid, "question", question, data=res.to_dict())
+                alert.at = len(live.match.entries)
+        elif isinstance(res, Violation):
+            text = f"{res.rule.id}: {res.explanation}"
+            if text != alert.text:
+                alert.text = text
+                self.note(mid, "violation", res.explanation, data=res.to_dict())
+                alert.at = len(live.match.entries)
 
     def amend(self, match_id: str, observation: Observation) -> Observation:
         """The camera's observation with the players' corrections applied: a die they said
@@ -190,28 +254,16 @@ class MatchService:
                setup: Mapping[str, Any] | None, seed: int | None, title: str,
                names: Sequence[str] | None = None,
                seats: Sequence[str] | None = None) -> str:
-        """A new match; ``seats``: the table edge each player sits at (engine.thrower)."""
-        names = check_names(names, players)
-        if seats is not None:
-            try:
-                seats = check_seats(seats, players)
-            except ValueError as exc:
-                raise ServiceError(422, "seats/invalid", f"seats: {exc}") from None
+        """A new match; ``names``: the players' (engine.match.check_names); ``seats``: the
+        table edge each player sits at (engine.thrower). Both are the record's."""
         try:
-            match = Match(get_game(game_name), players, options, setup=setup, seed=seed)
+            match = Match(get_game(game_name), players, options, setup=setup, seed=seed,
+                          names=names, seats=seats)
         except EngineError as exc:
             raise _engine_error(exc) from None
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             # a setup of the wrong shape the game's own checks did not foresee
             raise ServiceError(422, "setup/invalid", f"setup: {exc}") from None
-        if any(names):
-            match.note("note", "players: " + ", ".join(
-                n or f"P{i + 1}" for i, n in enumerate(names)), source="phone",
-                data={NAMES_NOTE: names})
-        if seats is not None:
-            match.note("note", "seats: " + ", ".join(
-                f"P{i + 1} {s}" for i, s in enumerate(seats)), source="phone",
-                data={SEATS_NOTE: list(seats)})
         match_id = self.store.create_match(match, title=title)
         with self._lock:
             self._live[match_id] = _Live(match, threading.Lock(), title)
@@ -223,7 +275,7 @@ class MatchService:
         """The table edge each player sits at, or None when not set at setup."""
         live = self._get(match_id)
         with live.lock:
-            return player_seats(live.match)
+            return live.match.seats
 
     def record(self, match_id: str) -> dict[str, Any]:
         live = self._get(match_id)
@@ -415,13 +467,11 @@ class MatchService:
 
     def rename(self, match_id: str, names: Sequence[str], version: int | None,
                source: str = "phone") -> dict[str, Any]:
-        """Name the players (logged as a note: the record keeps who played)."""
+        """Name the players anew (logged: the record keeps who played)."""
         live = self._get(match_id)
-        clean = check_names(names, live.match.initial.players)
-        text = "players: " + ", ".join(n or f"P{i + 1}" for i, n in enumerate(clean))
 
         def change(match: Match) -> None:
-            match.note("note", text, source=source, data={NAMES_NOTE: clean})
+            match.rename(names, source=source)
 
         return self._commit(match_id, version, change, live)
 

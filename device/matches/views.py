@@ -9,40 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from device.web.corrections import parts
+from device.matches.corrections import parts
 from engine import Match
-
-NAMES_NOTE = "names"
-"""data key of the note that names the players (logged at setup, or later)"""
-SEATS_NOTE = "seats"
-"""data key of the note that seats the players at the table's edges (logged at setup;
-engine.thrower)"""
-
-
-def player_seats(match: Match) -> tuple[str, ...] | None:
-    """The table edge each player sits at, as set at setup, or None when not set."""
-    for entry in reversed(match.entries):
-        if entry.kind == "note" and isinstance(entry.data.get(SEATS_NOTE), list):
-            seats = tuple(str(s) for s in entry.data[SEATS_NOTE])
-            return seats if len(seats) == match.initial.players else None
-    return None
-
-
-def player_names(match: Match) -> list[str]:
-    """The players' names as last entered (P1, P2... where none was given)."""
-    names: list[str] = []
-    for entry in reversed(match.entries):
-        if entry.kind == "note" and isinstance(entry.data.get(NAMES_NOTE), list):
-            names = [str(n) for n in entry.data[NAMES_NOTE]]
-            break
-    players = match.initial.players
-    return [names[i] if i < len(names) and names[i] else f"P{i + 1}" for i in range(players)]
 
 
 def pending_entry(match: Match) -> dict[str, Any] | None:
     """The open question or alert: the last one, unless something was done since."""
     for entry in reversed(match.entries):
-        if entry.kind in ("answer", "action", "undo", "note", "correction"):
+        if entry.kind in ("answer", "action", "undo", "note", "names", "correction"):
             return None
         if entry.kind in ("question", "violation"):
             return entry.to_dict()
@@ -96,8 +70,8 @@ def match_view(match_id: str, match: Match, title: str = "") -> dict[str, Any]:
         "title": game.info.title,
         "match_title": title,
         "players": match.initial.players,
-        "names": player_names(match),
-        "seats": player_seats(match),
+        "names": match.names,
+        "seats": match.seats,
         "version": match.version,
         **state_view(match, state),
         "legal_actions": [a.to_str() for a in game.legal_actions(state)][:200],
@@ -115,7 +89,7 @@ def replay_index(match_id: str, match: Match, evidence: set[int],
     """The whole log, for stepping through it: step k is the table after the first k
     entries."""
     return {"id": match_id, "game": match.game.info.name, "title": match.game.info.title,
-            "match_title": title, "names": player_names(match),
+            "match_title": title, "names": match.names,
             "steps": len(match.entries), "version": match.version,
             "entries": [e.to_dict() | {"evidence": e.seq in evidence} for e in match.entries]}
 
@@ -126,4 +100,4 @@ def replay_step(record: Mapping[str, Any], step: int) -> dict[str, Any]:
     partial = Match.from_dict({**record, "entries": list(entries[:step]), "final_state": None})
     last = partial.entries[-1].to_dict() if partial.entries else None
     return {"step": step, "steps": len(entries), "entry": last,
-            "names": player_names(partial), **state_view(partial, partial.state)}
+            "names": partial.names, **state_view(partial, partial.state)}
