@@ -19,8 +19,9 @@ import cv2
 import numpy as np
 
 from vision.facematch import YAW_BLUR, yaw_mod90
+from vision.manifest import file_of
 
-ENROL_FILE = "die_enrol_202611_int8.onnx"
+ENROL_FILE = file_of("enrol")
 TURNS = 4
 
 

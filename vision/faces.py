@@ -38,16 +38,18 @@ from vision.facecrops import CROP_PX, STEADY, TRAIN, face_crops
 from vision.facematch import ShotMatcher
 from vision.facembed import ENROL_FILE, FaceEmbedder
 from vision.faceverify import REFS, FaceVerifier
+from vision.manifest import file_of, manifest, model
 from vision.onnx_models import model_path, open_session
 from vision.shotaug import degraded
 
 logger = logging.getLogger(__name__)
 
-FACES_FILE = "die_faces_202611.onnx"
-FACES_META = "die_faces.json"
+FACES_FILE = file_of("faces")
+FACES_META = model("faces").record
 #: Expert models for the types the shared model reads least well (models.training.
 #: train_face_expert): same input, logits over those types' labels only.
-EXPERTS_META = "die_faces_experts.json"
+EXPERTS_META = next(m.record for role, m in manifest().items()
+                    if role.startswith("faces_expert:"))
 #: A face read with less probability than this is rejected (reported, not guessed).
 REJECT_BELOW = 0.6
 #: A type with an expert is read by (1 - EXPERT_WEIGHT) x the shared model's calibrated

@@ -28,6 +28,7 @@ import numpy as np
 
 from vision.dietypes import get_type
 from vision.faces import DieFaceReader, FaceReading
+from vision.manifest import file_of
 
 #: Squares cut inside a die's box, as fractions of its shorter side, each on a 3 x 3 grid of
 #: places (corners, edges' middles, centre), besides the box itself: where the top face is.
@@ -35,7 +36,7 @@ TOP_FRACTIONS = (0.6, 0.75, 0.9)
 SCALE_CODED_FRACTION = 0.75
 """The smallest square a scale-coded type's face is read from when the nearest candidate is
 chosen (see :func:`scale_coded`)."""
-CHOICE_FILE = "top_face_choice.json"
+CHOICE_FILE = file_of("top_face_choice")
 
 logger = logging.getLogger(__name__)
 
