@@ -40,10 +40,11 @@ REFIT_EVERY = 6
 #: At most this many labelled readings are kept (the oldest go first): the Pi's memory, and
 #: a correction should follow the table's light as it changes during an evening.
 MAX_READINGS = 200
-#: Pull towards the shipped model, in confirmed dice (as vision.adapt: strong on the faces,
-#: and no free bias there, so faces the table has not shown yet keep their shipped reading).
-PULL = np.array([4.0] * NOT_A_DIE + [0.02])
-FREE_BIAS = np.array([0.0] * NOT_A_DIE + [1.0])
+#: Pull towards the shipped model, in confirmed dice, and no free bias (as vision.adapt,
+#: where the values were chosen: faces the table has not shown yet keep their shipped
+#: reading).
+PULL = np.array([4.0] * NOT_A_DIE + [0.5])
+FREE_BIAS = np.zeros(NOT_A_DIE + 1)
 #: Brute force over assignments up to this many dice in a zone (6! = 720), greedy beyond.
 EXACT_UP_TO = 6
 FACES = ("1", "2", "3", "4", "5", "6")

@@ -346,5 +346,18 @@ def test_a_known_die_size_runs_only_the_passes_that_see_it() -> None:
     share = 60 / 1920
     found = scales.detect_pyramid(det, _photo(1920), die_side=(share / 1.5, share * 1.5),
                                   tile=None)  # type: ignore[arg-type]
-    assert det.calls == [512, 1024, 1920]
-    assert len(found) == 3
+    # dice of 40-90 px in 1920: 21-47 px at 1024, well inside its band (20-51 px with
+    # COVER_MARGIN): that one pass holds them all
+    assert det.calls == [1024]
+    assert len(found) == 1
+
+
+def test_the_passes_run_for_a_known_die_size_hold_every_size_once() -> None:
+    sides = scales.pyramid_sides(1920, 512)  # 128 256 512 1024 1920
+    for lo, hi in ((0.014, 0.095), (0.035, 0.038), (0.2, 0.9), (0.001, 0.003), (0.01, 0.5)):
+        run = scales.covering(sides, (lo, hi))
+        for share in np.geomspace(lo, hi, 50):
+            held = [i for i in run if scales.band(i, len(sides))[0] <= share * sides[i]
+                    <= scales.band(i, len(sides))[1]]
+            assert held, (lo, hi, share, run)
+    assert scales.covering(sides, (0.035, 0.038)) == {3}  # 67-73 px: the 1024 pass alone
