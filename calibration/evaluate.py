@@ -121,6 +121,7 @@ def evaluate_game(game: str, players: int | None = None, poses: int = 8, seed: i
             pairs = _match(list(obs.objects), in_view)
             extra += len(obs.objects) - len(pairs)
         for o, truth in pairs:
+            assert o.position_mm is not None  # (every die read is placed on the mat)
             zone, slot = layout.locate((truth.x, truth.y))
             dice += 1
             zones_ok += o.zone == zone
@@ -129,7 +130,7 @@ def evaluate_game(game: str, players: int | None = None, poses: int = 8, seed: i
                                           o.position_mm[1] - truth.y)))
             colour = o.dist("colour")
             rejected += not colour
-            colour_ok += bool(colour) and colour[0][0] == truth.colour
+            colour_ok += colour is not None and bool(colour) and colour[0][0] == truth.colour
     return {
         "game": layout.game, "players": layout.players, "photos": poses, "dice": dice,
         "palette": [c.name for c in profile.palette.classes],

@@ -133,7 +133,9 @@ def _correspondences(layout: Layout, seen: MarkerSighting
                      ) -> tuple[np.ndarray, np.ndarray, int, list[int]]:
     """Outer corners of the layout's markers in view: mat mm, pixels, count, id per corner."""
     by_id = {m.id: m for m in layout.markers}
-    mm, px, ids = [], [], []
+    mm: list[tuple[float, float]] = []
+    px: list[np.ndarray] = []
+    ids: list[int] = []
     for mid, corners in zip(seen.ids, seen.corners, strict=True):
         marker = by_id.get(int(mid))
         if marker is None:

@@ -87,8 +87,8 @@ def icedice(players: int, base: int) -> Layout:
         (("bank", "Bank"), ("counter", "Counter"), ("rolling", "Rolling area")),
         split(mid, 3), strict=True)]
     near_p, far_p = seats(players)
-    for band, who in ((near, near_p), (far, far_p)):
-        for p, r in zip(who, split(band, max(1, len(who))), strict=True):
+    for strip, who in ((near, near_p), (far, far_p)):
+        for p, r in zip(who, split(strip, max(1, len(who))), strict=True):
             zones.append(Zone(f"vault:{p}", f"Vault - player {p + 1}", rect(*r)))
     return Layout("icedice", players, f"IceDice, {players} players", (w, h),
                   border_markers(w, h, base), tuple(zones),
@@ -142,8 +142,8 @@ def pyramid_dice(players: int, base: int) -> Layout:
              Zone("side", "Side area", rect(*side), side_slots(side)),
              Zone("rolling", "Rolling area", rect(*rolling))]
     near = (x0, pyr[3] + GAP, w - BORDER, h - BORDER)
-    for p, r in enumerate(split(near, players)):
-        zones.append(Zone(f"area:{p}", f"Cards - player {p + 1}", rect(*r)))
+    for p, area in enumerate(split(near, players)):
+        zones.append(Zone(f"area:{p}", f"Cards - player {p + 1}", rect(*area)))
     return Layout("pyramid_dice", players, f"Pyramid Dice, {players} players", (w, h),
                   border_markers(w, h, base), tuple(zones), ("white", "red", "black"), 8.0,
                   doc="Zones: rolling, pyramid (slots r<row>c<col>, row 1 = apex = far end, "

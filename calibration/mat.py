@@ -112,7 +112,7 @@ def paper_mask(layout: Layout, ppm: float = 2.0, clearance_mm: float = 2.0) -> n
             grow = (x1 - x0) * 0.1 + 1.0
             cv2.rectangle(img, (int((x0 - grow) * ppm), int((y0 - 1) * ppm)),
                           (int((x1 + grow) * ppm) + 1, int((y1 + 1) * ppm) + 1), 0, -1)
-    ink = (img < 250).astype(np.uint8)
+    ink: np.ndarray = (img < 250).astype(np.uint8)
     k = max(1, round(clearance_mm * ppm)) * 2 + 1
     ink = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     free = ink == 0

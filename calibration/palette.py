@@ -175,8 +175,8 @@ def build_palette(samples: dict[str, list[np.ndarray]]) -> Palette:
         mean = px.mean(axis=0)
         cov = np.cov(px.T) + np.diag(COV_FLOOR)
         classes.append(ColourClass(
-            name, tuple(float(v) for v in mean),  # type: ignore[arg-type]
-            tuple(tuple(float(v) for v in row) for row in cov), len(per_die)))
+            name, (float(mean[0]), float(mean[1]), float(mean[2])),
+            tuple((float(r[0]), float(r[1]), float(r[2])) for r in cov), len(per_die)))
     return Palette(tuple(classes))
 
 
@@ -190,9 +190,9 @@ def find_dice(image: np.ndarray, geometry: Geometry, layout: Layout, white: np.n
     scale = np.array([[ppm, 0, 0], [0, ppm, 0], [0, 0, 1.0]])
     to_mat = scale @ np.linalg.inv(geometry.homography)
     if geometry.k1:  # straighten the lens's bend first: the homography is of a pinhole
-        k = np.array([[geometry.focal_px, 0, image.shape[1] / 2],
-                      [0, geometry.focal_px, image.shape[0] / 2], [0, 0, 1.0]])
-        image = cv2.undistort(image, k, np.array([geometry.k1, 0.0, 0.0, 0.0]))
+        cam = np.array([[geometry.focal_px, 0, image.shape[1] / 2],
+                        [0, geometry.focal_px, image.shape[0] / 2], [0, 0, 1.0]])
+        image = cv2.undistort(image, cam, np.array([geometry.k1, 0.0, 0.0, 0.0]))
     top = cv2.warpPerspective(image, to_mat, size, flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_CONSTANT, borderValue=(255, 255, 255))
     px = lab(normalise(top.reshape(-1, 3), white)).reshape(size[1], size[0], 3)
@@ -205,7 +205,7 @@ def find_dice(image: np.ndarray, geometry: Geometry, layout: Layout, white: np.n
     for z in layout.zones:
         cv2.fillPoly(inner.view(np.uint8), [np.round(np.array(z.polygon) * ppm).astype(
             np.int32)], 1)
-    mask = (thing & inner).astype(np.uint8)
+    mask: np.ndarray = (thing & inner).astype(np.uint8)
     # Close over the gaps between a white die's pips (a 2 shows two pips 8 mm apart).
     k = round(9 * ppm) | 1
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
@@ -221,9 +221,9 @@ def find_dice(image: np.ndarray, geometry: Geometry, layout: Layout, white: np.n
     # centres are closer than a die.
     merged: list[tuple[np.ndarray, float]] = []
     for c, a in sorted(blobs, key=lambda b: -b[1]):
-        for k, (mc, ma) in enumerate(merged):
+        for j, (mc, ma) in enumerate(merged):
             if np.linalg.norm(mc - c) < DIE_MM * 1.2:
-                merged[k] = ((mc * ma + c * a) / (ma + a), ma + a)
+                merged[j] = ((mc * ma + c * a) / (ma + a), ma + a)
                 break
         else:
             merged.append((c, a))

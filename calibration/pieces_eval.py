@@ -56,8 +56,10 @@ def pyramid_photo(mr: MatRenderer, pieces: list[Pyramid], rng: np.random.Generat
     img *= np.float32(rng.uniform(0.75, 1.1)) * (1 + rng.uniform(-0.06, 0.06, 3)).astype(
         np.float32)
     _, centre = cam.extrinsics()
-    table = [Pyramid(*mr.to_table(np.array([p.x, p.y]))[0], p.colour, p.size, p.yaw)
-             for p in pieces]
+    table = []
+    for p in pieces:
+        tx, ty = mr.to_table(np.array([p.x, p.y]))[0]
+        table.append(Pyramid(float(tx), float(ty), p.colour, p.size, p.yaw))
 
     def project(pts: np.ndarray) -> np.ndarray:
         return cam.project(pts)[0]
@@ -65,7 +67,8 @@ def pyramid_photo(mr: MatRenderer, pieces: list[Pyramid], rng: np.random.Generat
     draw_pyramids(img, table, project, centre, light.direction, rng)
     out = np.clip(img * 255 + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 85])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR), cam
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return (decoded if decoded is not None else out), cam
 
 
 def eval_pyramids(tables: int = 6, seed: int = 0, edition: str = "rainbow") -> dict:
@@ -94,8 +97,8 @@ def eval_pyramids(tables: int = 6, seed: int = 0, edition: str = "rainbow") -> d
             i = int(np.argmin(d))
             used.add(i)
             found += 1
-            colour_ok += max(got[i].colour, key=got[i].colour.get) == p.colour
-            size_ok += max(got[i].size, key=got[i].size.get) == p.size
+            colour_ok += max(got[i].colour, key=got[i].colour.__getitem__) == p.colour
+            size_ok += max(got[i].size, key=got[i].size.__getitem__) == p.size
         extra += len(got) - len(used)
     return {"tables": tables, "pieces": n, "found": found / n, "colour_accuracy": colour_ok / n,
             "size_accuracy": size_ok / n, "extra_readings": extra, "edition": edition}
@@ -126,7 +129,8 @@ def draw_cards(mat: np.ndarray, layout: Layout, filled: set[str], ppm: float,
         inner = cv2.boxPoints(((c[0] * ppm, c[1] * ppm), ((wh[0] - 3) * ppm, (wh[1] - 3) * ppm),
                                float(rng.uniform(-2, 2))))
         # Pyramid Dice cards are coloured art (god pictures), never a blank white
-        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(90, 256), rng.integers(70, 240)]]])
+        hsv = np.array([[[rng.integers(0, 180), rng.integers(90, 256), rng.integers(70, 240)]]],
+                       np.uint8)
         base = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
         cv2.fillPoly(out, [np.round(inner * 16).astype(np.int32)], base, cv2.LINE_AA, 4)
         for _ in range(6):  # the card's picture

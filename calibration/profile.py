@@ -108,7 +108,8 @@ def from_dict(d: dict[str, Any], source: str = "profile") -> Profile:
             float(cam.get("k1", 0.0)))
         classes = tuple(ColourClass(
             str(c["name"]), tuple(float(v) for v in c["mean_lab"]),  # type: ignore[arg-type]
-            tuple(tuple(float(v) for v in r) for r in c["cov_lab"]), int(c["samples"]))
+            tuple((float(r[0]), float(r[1]), float(r[2])) for r in c["cov_lab"]),
+            int(c["samples"]))
             for c in d.get("palette", []))
         white = tuple(float(v) for v in table.get("white_bgr", (235.0,) * 3))
         return Profile(layout, geometry, Palette(classes), white,  # type: ignore[arg-type]

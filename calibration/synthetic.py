@@ -126,10 +126,11 @@ class MatRenderer:
             skin = np.array([110, 150, 205], np.float32) * rng.uniform(0.7, 1.1)
             cv2.ellipse(img, (int(uv[0]), int(uv[1])), (int(r), int(r * 0.8)),
                         float(rng.uniform(0, 180)), 0, 360, skin.tolist(), -1, cv2.LINE_AA)
-        out = np.clip(img, 0, 255).astype(np.uint8)
+        out: np.ndarray = np.clip(img, 0, 255).astype(np.uint8)
         if jpeg is not None:
             ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, jpeg])
-            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+            out = decoded if decoded is not None else out
         return Photo(out, rendered, cam, tuple(dice), true_h, tuple(cover))
 
     def half_covered(self, rng: np.random.Generator) -> tuple[int, ...]:

@@ -177,10 +177,10 @@ class TableRenderer:
         if any((e.zone, e.slot) in slots for e in dice):
             # a die in a slot lies there (a quarry's layer, a space of a player's board):
             # it keeps its place while the same die stays in it, whatever else happens
-            kept = {(d[0].zone, d[0].slot): d for d in old}
+            lying = {(d[0].zone, d[0].slot): d for d in old}
             for e in dice:
-                hit = kept.get((e.zone, e.slot))
-                new.append(hit if hit is not None and hit[0] == e and not thrown
+                there = lying.get((e.zone, e.slot))
+                new.append(there if there is not None and there[0] == e and not thrown
                            else self._land(e, new))
         elif not thrown:
             rest = []
@@ -203,10 +203,10 @@ class TableRenderer:
         for zone in sorted({e.zone for e in view if e.kind == "piece"} - {"bank"}):
             want = [e for e in view if e.kind == "piece" and e.zone == zone]
             before = list(self.placement.pieces.get(zone, []))
-            kept = []
+            kept: list[tuple[Expected, float, float, float] | None] = []
             for e in want:
-                hit = next((i for i, p in enumerate(before) if p[0] == e), None)
-                kept.append(before.pop(hit) if hit is not None else None)
+                at = next((i for i, p in enumerate(before) if p[0] == e), None)
+                kept.append(before.pop(at) if at is not None else None)
             taken = [p for p in kept if p is not None]
             for i, e in enumerate(want):
                 if kept[i] is None:
@@ -271,7 +271,8 @@ class TableRenderer:
         rng = np.random.default_rng(zlib.crc32(key.encode()))
         card = np.full((h, w, 3), (225, 235, 240), np.uint8)
         b = max(2, int(min(w, h) * 0.06))
-        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(90, 256), rng.integers(70, 230)]]])
+        hsv = np.array([[[rng.integers(0, 180), rng.integers(90, 256), rng.integers(70, 230)]]],
+                       np.uint8)
         card[b:h - b, b:w - b] = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
         for _ in range(6):
             cv2.circle(card, (int(rng.uniform(b, w - b)), int(rng.uniform(b, h - b))),
@@ -393,8 +394,10 @@ class TableRenderer:
         if pieces:
             f = img.astype(np.float32) / 255.0
             _, centre = cam.extrinsics()
-            table = [Pyramid(*self.mr.to_table(np.array([p.x, p.y]))[0], p.colour, p.size,
-                             p.yaw) for p in pieces]
+            table = []
+            for p in pieces:
+                tx, ty = self.mr.to_table(np.array([p.x, p.y]))[0]
+                table.append(Pyramid(float(tx), float(ty), p.colour, p.size, p.yaw))
             draw_pyramids(f, table, lambda pts: cam.project(pts)[0], centre,
                           lighting.direction, np.random.default_rng(seed))
             img = np.clip(f * 255 + 0.5, 0, 255).astype(np.uint8)

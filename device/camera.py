@@ -171,7 +171,8 @@ class ImageFolderSource:
         else:
             self.paths = [path]
         self.id, self.fps, self.repeat = f"file:{path}", fps, max(1, repeat)
-        self._index, self._seq, self._image = 0, 0, None
+        self._index, self._seq = 0, 0
+        self._image: np.ndarray | None = None
 
     def read(self) -> Frame | None:
         if self._index >= len(self.paths) * self.repeat:

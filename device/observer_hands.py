@@ -50,7 +50,7 @@ class HandSide:
         # a lamp or a cloud changes every pixel by about one factor: undo it first
         gain = (float(ref.mean()) + 1.0) / (float(small.mean()) + 1.0)
         cur = cv2.convertScaleAbs(small, alpha=gain)
-        mask = (cv2.absdiff(cur, ref) > PIXEL_DELTA).astype(np.uint8)
+        mask: np.ndarray = (cv2.absdiff(cur, ref) > PIXEL_DELTA).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         s = STRIP
         # EDGES order: bottom, left, top, right

@@ -13,6 +13,7 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from engine.observation import Observation, Observed, View
 
@@ -40,7 +41,7 @@ class NoisyObserver:
                 frame: int | None = None) -> Observation:
         objects = []
         for exp in view:
-            dists: dict[str, dict[str, float]] = {}
+            dists: dict[str, Any] = {}  # (keyword distributions of Observed.make)
             for name, value in exp.attrs:
                 others = [v for v in self.domains.get(name, []) if v != value]
                 # Calibrated: the mass left off the true value averages the misread rate.

@@ -339,11 +339,11 @@ class SimulatedTable:
                       (0, p.height // 2 + jitter * 3), (p.width, p.height // 2 + jitter * 3)]
             cv2.ellipse(img, centre[side % 4], (radius, 60) if side >= 2 else (60, radius), 0,
                         0, 360, (120, 150, 200), -1)
-        img = cv2.convertScaleAbs(img, alpha=self._light)
+        out: np.ndarray = cv2.convertScaleAbs(img, alpha=self._light)
         if self._shift != (0, 0):
-            m = np.float32([[1, 0, self._shift[0]], [0, 1, self._shift[1]]])
-            img = cv2.warpAffine(img, m, (p.width, p.height), borderMode=cv2.BORDER_REPLICATE)
-        return img
+            m = np.array([[1, 0, self._shift[0]], [0, 1, self._shift[1]]], np.float32)
+            out = cv2.warpAffine(out, m, (p.width, p.height), borderMode=cv2.BORDER_REPLICATE)
+        return out
 
     # --- reading --------------------------------------------------------------------------------
     def observer(self) -> TableReading:

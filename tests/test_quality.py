@@ -1,4 +1,5 @@
-"""ruff on the whole tree and mypy --strict on engine/ are part of the test suite."""
+"""ruff on the whole tree, mypy on every package (as pyproject.toml configures it) and
+mypy --strict on engine/ are part of the test suite."""
 
 from __future__ import annotations
 
@@ -25,4 +26,10 @@ def test_ruff() -> None:
 def test_mypy_strict_on_engine() -> None:
     pytest.importorskip("mypy", reason="mypy is not installed (extra 'dev')")
     result = run(sys.executable, "-m", "mypy", "--strict", "engine")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_on_every_package() -> None:
+    pytest.importorskip("mypy", reason="mypy is not installed (extra 'dev')")
+    result = run(sys.executable, "-m", "mypy")  # the files and flags of pyproject.toml
     assert result.returncode == 0, result.stdout + result.stderr

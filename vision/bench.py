@@ -12,6 +12,7 @@ import logging
 import platform
 import time
 from collections.abc import Callable
+from functools import partial
 
 import cv2
 import numpy as np
@@ -64,16 +65,22 @@ def _median_ms(fn: Callable[[], object], repeat: int) -> float:
 
 def run_bench(reader: DiceReader, frames: list[np.ndarray], repeat: int = 15) -> dict:
     """Median timings over ``repeat`` passes of each frame (after one warm-up pass)."""
-    pipe, clf, floor, found = [], [], [], []
+    pipe: list[float] = []
+    clf: list[float] = []
+    floor: list[float] = []
+    found: list[int] = []
+
+    def both(f: np.ndarray, c: np.ndarray) -> None:
+        cv2.cvtColor(f, cv2.COLOR_BGR2RGB)
+        reader.classifier.infer(c)
+
     for frame in frames:
         det = reader.read(frame)  # warm-up, and the boxes the floor classifies
         found.append(len(det))
         crops = reader.classifier.preprocess(frame, det.xyxy)
-        pipe.append(_median_ms(lambda f=frame: reader.read(f), repeat))
-        clf.append(_median_ms(lambda c=crops: reader.classifier.infer(c), repeat))
-        floor.append(_median_ms(
-            lambda f=frame, c=crops: (cv2.cvtColor(f, cv2.COLOR_BGR2RGB),
-                                      reader.classifier.infer(c)), repeat))
+        pipe.append(_median_ms(partial(reader.read, frame), repeat))
+        clf.append(_median_ms(partial(reader.classifier.infer, crops), repeat))
+        floor.append(_median_ms(partial(both, frame, crops), repeat))
     pipe_ms, clf_ms, floor_ms = float(np.median(pipe)), float(np.median(clf)), float(
         np.median(floor))
     n_crops = float(np.median(found))

@@ -119,7 +119,7 @@ def render_crop(texture: np.ndarray, body_bgr: tuple[float, float, float],
     bottom = top_c - shift
     img = _table(s, rng)
     # soft shadow on the table
-    shadow = np.zeros((s, s), np.float32)
+    shadow: np.ndarray = np.zeros((s, s), np.float32)
     sh_off = rng.uniform(-0.25, 0.25, 2) * face_side
     cv2.fillPoly(shadow, [cv2.convexHull((np.vstack([bottom, top_c]) + sh_off).astype(
         np.int32))], 1.0)
@@ -159,7 +159,8 @@ def render_crop(texture: np.ndarray, body_bgr: tuple[float, float, float],
     out = np.clip(out, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY,
                                          int(rng.integers(*cond.jpeg))])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return decoded if decoded is not None else out
 
 
 def _print_sides(img: np.ndarray, top: np.ndarray, shift: np.ndarray,

@@ -70,9 +70,9 @@ def _symbol(mask: np.ndarray, name: str, cx: float, cy: float, r: float) -> None
                      (cx - r, cy)])
         cv2.circle(mask, (int(cx), int(cy - r * 0.2)), int(r * 0.35), 0, -1, cv2.LINE_AA)
     elif name == "swirl":
-        a = np.linspace(0, 4 * np.pi, 80)
-        pts = np.stack([cx + a / (4 * np.pi) * r * np.cos(a), cy + a / (4 * np.pi) * r *
-                        np.sin(a)], 1)
+        turn = np.linspace(0, 4 * np.pi, 80)
+        pts = np.stack([cx + turn / (4 * np.pi) * r * np.cos(turn), cy + turn / (4 * np.pi) *
+                        r * np.sin(turn)], 1)
         cv2.polylines(mask, [(pts * 16).astype(np.int32)], False, 255, t + 2, cv2.LINE_AA,
                       shift=4)
     elif name == "diamond":
@@ -206,7 +206,7 @@ def ink_mask(face: Face, size: int = _DRAW_PX) -> np.ndarray:
         _quarriors(mask, look, s)
     elif kind == "custom":
         _custom(mask, int(look["seed"]), s, bool(look.get("bold", False)))
-    out = mask.astype(np.float32) / 255.0
+    out: np.ndarray = mask.astype(np.float32) / 255.0
     if size != s:
         out = cv2.resize(out, (size, size), interpolation=cv2.INTER_AREA)
     return out

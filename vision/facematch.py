@@ -78,7 +78,8 @@ def upright(crop: np.ndarray) -> np.ndarray:
     """(UP*h, UP*w) float32: a uint8 BGR crop in grey, upsampled, turned upright by its die's
     edges and band-passed."""
     h, w = crop.shape[:2]
-    g = cv2.resize(crop, (w * UP, h * UP), interpolation=cv2.INTER_CUBIC).astype(np.float32)
+    g: np.ndarray = cv2.resize(crop, (w * UP, h * UP),
+                               interpolation=cv2.INTER_CUBIC).astype(np.float32)
     g = g.mean(axis=2)
     ang = yaw_mod90(cv2.GaussianBlur(g, (0, 0), YAW_BLUR))
     m = cv2.getRotationMatrix2D((w * UP / 2, h * UP / 2), ang, 1.0)

@@ -319,7 +319,8 @@ class DieFaceReader:
             cos = _unit(self.embed(crops) - centre) @ means.T
         else:
             cos = np.zeros((len(crops), len(known.labels)))
-        near = (self.enroller.embed(crops) @ known.protos.T if known.protos is not None
+        near = (self.enroller.embed(crops) @ known.protos.T
+                if known.protos is not None and self.enroller is not None
                 else np.zeros_like(cos))
         if known.verifier is None:
             return known.labels, known.matcher.scores(crops), cos, near, np.zeros_like(cos)

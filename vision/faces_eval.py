@@ -50,7 +50,8 @@ def eval_types(reader: DieFaceReader, per_face: int = 100, seed: int = 10_000,
 def distinct_glyph_seeds(start: int, n: int = 6) -> list[int]:
     """The first `n` glyph seeds from `start` whose bold glyphs differ even up to a turn (a
     die's faces must: a die lies at any yaw, so a face and the same face turned are one)."""
-    out, keys = [], set()
+    out: list[int] = []
+    keys: set[object] = set()
     sd = start
     while len(out) < n:
         k = glyph_key(sd)
@@ -73,7 +74,7 @@ def novel_dice(n: int, seed: int) -> list[DieType]:
         if abs(int(body.mean()) - int(ink.mean())) < 80:
             ink = np.full(3, 20 if body.mean() > 127 else 235)
         hexes = ["#" + "".join(f"{int(v):02x}" for v in c) for c in (body, ink)]
-        dice.append(custom(f"novel-{seed}-{i}", [f"f{k}" for k in range(6)], *hexes,
+        dice.append(custom(f"novel-{seed}-{i}", [f"f{k}" for k in range(6)], hexes[0], hexes[1],
                            seeds=distinct_glyph_seeds(900_000 + seed * 1000 + i * 40),
                            bold=True))
     return dice

@@ -230,7 +230,7 @@ def decode_image(data: bytes) -> np.ndarray:
         raise ImageError(f"image is {img.shape[1]}x{img.shape[0]} pixels, more than the "
                          f"{MAX_PIXELS / 1e6:.0f} MP limit; downscale it first")
     if img.dtype == np.uint16:
-        img = (img >> 8).astype(np.uint8)
+        img = np.right_shift(img, 8).astype(np.uint8)
     elif img.dtype != np.uint8:
         raise ImageError(f"unsupported pixel type {img.dtype}; use an 8- or 16-bit image")
     if img.ndim == 2:

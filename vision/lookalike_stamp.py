@@ -245,7 +245,7 @@ def glyph(patch: Patch, text: str, cx: float, cy: float, height: float,
     scale = max(0.15, height / 22.0)
     thick = max(1, int(round(scale * 2.2)))
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-    mask = np.zeros((h, w), np.uint8)
+    mask: np.ndarray = np.zeros((h, w), np.uint8)
     cv2.putText(mask, text, (int(cx - tw / 2), int(cy + th / 2)), cv2.FONT_HERSHEY_SIMPLEX,
                 scale, 255, thick, cv2.LINE_AA)
     if angle_deg:

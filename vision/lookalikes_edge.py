@@ -87,7 +87,8 @@ def hand(img: np.ndarray, at: tuple[float, float], inward: np.ndarray, stage: St
     reach = rng.uniform(20, 90) / stage.mm_per_px  # how far the fingertips come in
     centre = np.asarray(at) + inward * (reach + (top - h / 2) * zoom)
     return _box(stamp(img, p, tuple(centre), stage, angle_deg=_angle(inward),
-                      height_mm=rng.uniform(15, 40), side_bgr=tuple(v * 0.6 for v in skin),
+                      height_mm=rng.uniform(15, 40),
+                      side_bgr=(skin[0] * 0.6, skin[1] * 0.6, skin[2] * 0.6),
                       zoom=zoom))
 
 
@@ -123,7 +124,8 @@ def foot(img: np.ndarray, at: tuple[float, float], inward: np.ndarray, stage: St
     reach = rng.uniform(40, 160) / stage.mm_per_px
     centre = np.asarray(at) + inward * (reach - h / 2 * zoom)
     return _box(stamp(img, p, tuple(centre), stage, angle_deg=_angle(inward),
-                      height_mm=rng.uniform(60, 100), side_bgr=tuple(v * 0.5 for v in shoe),
+                      height_mm=rng.uniform(60, 100),
+                      side_bgr=(shoe[0] * 0.5, shoe[1] * 0.5, shoe[2] * 0.5),
                       zoom=zoom))
 
 

@@ -174,6 +174,7 @@ def numeral_d6(img: np.ndarray, centre: tuple[float, float], stage: Stage,
               angle_deg=float(rng.choice([0, 90, 180, 270])) + rng.uniform(-5, 5))
         at = (centre[0] + rng.normal(0, 25 / px), centre[1] + rng.normal(0, 25 / px))
         found.append(stamp(img, p, at, stage, angle_deg=rng.uniform(0, 360),
-                           height_mm=size * s, side_bgr=tuple(v * 0.6 for v in body),
+                           height_mm=size * s,
+                           side_bgr=(body[0] * 0.6, body[1] * 0.6, body[2] * 0.6),
                            zoom=zoom))
     return np.array([b for b in found if b is not None], np.float64).reshape(-1, 4)

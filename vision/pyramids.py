@@ -313,7 +313,9 @@ def _split(pts: np.ndarray, nadir: np.ndarray, depth: int = 0, blind: Any = None
     if side <= ONE_PIECE * BASE_MM["L"] or depth >= 3 or len(pts) < 50:
         return [(pts, np.ones(len(pts), bool))]
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
-    _, lab, _ = cv2.kmeans(pts, 2, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    # (OpenCV takes None for bestLabels; its type stubs do not say so)
+    _, lab, _ = cv2.kmeans(pts, 2, None, crit, 3,  # type: ignore[call-overload]
+                           cv2.KMEANS_PP_CENTERS)
     out = []
     for j in (0, 1):
         sel = lab[:, 0] == j
@@ -381,7 +383,7 @@ def read_pyramids(image: np.ndarray, table_to_px: np.ndarray,
     min_area = 0.4 * (BASE_MM["S"] * ppm) ** 2
     # Where a piece's outline cannot be seen: the view's edge, and the mat's black ink (a
     # marker under a leaning apex hides it: the outline stops there, not the piece).
-    hidden = np.zeros(labels.shape, np.uint8)
+    hidden: np.ndarray = np.zeros(labels.shape, np.uint8)
     hidden[:2, :] = hidden[-2:, :] = hidden[:, :2] = hidden[:, -2:] = 1
     if reference is not None:
         hidden |= (reference.max(axis=2) < 128).astype(np.uint8)

@@ -287,7 +287,7 @@ def _draw_die(img: np.ndarray, die: DieSpec, cam: CameraPose, light: Lighting,
 
 def _draw_shadows(img: np.ndarray, dice: tuple[DieSpec, ...], cam: CameraPose,
                   light: Lighting) -> None:
-    mask = np.zeros(img.shape[:2], np.float32)
+    mask: np.ndarray = np.zeros(img.shape[:2], np.float32)
     ldir = light.direction
     for die in dice:
         corners, _, _ = _die_geometry(die)
@@ -391,13 +391,14 @@ def render(scene: Scene, *, jpeg_quality: int | None = None, blur_sigma: float =
         labels.append(die.label)
     if blur_sigma > 0:
         img = cv2.GaussianBlur(img, (0, 0), blur_sigma)
-    out = np.clip(img * 255 + 0.5, 0, 255)
+    out: np.ndarray = np.clip(img * 255 + 0.5, 0, 255)
     if noise_sigma > 0:
         out = np.clip(out + rng.normal(0, noise_sigma, out.shape), 0, 255)
     out = out.astype(np.uint8)
     if jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        out = decoded if decoded is not None else out
     return Rendered(
         image=out,
         boxes=np.array(boxes, np.float32).reshape(-1, 4),

@@ -52,7 +52,7 @@ def random_look(rng: np.random.Generator, body: str | None = None) -> DieLook:
     symbol_face = int(rng.choice([1, 6])) if rng.random() < 0.12 else 0
     second = _jitter(PALETTE[str(rng.choice(_NAMES))], rng)
     if style == "smoky":
-        second = tuple(v * 0.3 for v in second)  # dark veins in a see-through body
+        second = (second[0] * 0.3, second[1] * 0.3, second[2] * 0.3)  # dark veins, clear body
     clear = style in ("translucent", "smoky")
     return DieLook(
         body_bgr=body_bgr, pip_bgr=pip_bgr, style=style, second_bgr=second,

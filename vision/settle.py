@@ -150,16 +150,16 @@ class Settler:
             gain = (float(ref.mean()) + 1.0) / (float(cur.mean()) + 1.0)
         else:
             gain = (float(ref[table].mean()) + 1.0) / (float(cur[table].mean()) + 1.0)
-        cur = cv2.convertScaleAbs(cur, alpha=gain)
+        cur = np.asarray(cv2.convertScaleAbs(cur, alpha=gain))
         # A bumped camera moves the whole picture by a pixel or two: every printed line and
         # marker then differs along its edges, and the mat's edge looked like an arm for the
         # rest of the match. The shift is measured (phase correlation) and undone first.
         (dx, dy), _ = cv2.phaseCorrelate(ref.astype(np.float32), cur.astype(np.float32))
         if abs(dx) + abs(dy) > 0.25:
-            m = np.float32([[1, 0, dx], [0, 1, dy]])
+            m = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
             ref = cv2.warpAffine(ref, m, (ref.shape[1], ref.shape[0]),
                                  borderMode=cv2.BORDER_REPLICATE)
-        mask = (cv2.absdiff(cur, ref) > self.params.pixel_delta).astype(np.uint8)
+        mask: np.ndarray = (cv2.absdiff(cur, ref) > self.params.pixel_delta).astype(np.uint8)
         if table is not None:
             mask &= table.astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))

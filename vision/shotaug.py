@@ -35,7 +35,8 @@ def degraded(shot: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     y, x = np.mgrid[0:h, 0:w].astype(np.float32)
     x, y = x / w - 0.5, y / h - 0.5
     for i in range(n):
-        m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(0, 360), rng.uniform(*SCALE))
+        m = np.asarray(cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(0, 360),
+                                               rng.uniform(*SCALE)), np.float64)
         m[:, 2] += rng.uniform(-SHIFT, SHIFT, 2) * (w, h)
         f = cv2.warpAffine(base, m, (w, h), flags=cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_REFLECT)
@@ -47,5 +48,6 @@ def degraded(shot: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         f = np.clip(f * 255 + rng.normal(0, rng.uniform(*NOISE), f.shape), 0, 255)
         ok, buf = cv2.imencode(".jpg", f.astype(np.uint8),
                                [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*JPEG))])
-        out[i] = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else f.astype(np.uint8)
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        out[i] = decoded if decoded is not None else f.astype(np.uint8)
     return out

@@ -56,10 +56,10 @@ def grain(h: int, w: int, rng: np.random.Generator, sigma_px: float = 0.0) -> np
 
     Uniform draws, not normal ones: five times cheaper and nobody sees the difference.
     """
-    g = rng.random((h, w), dtype=np.float32) * 2 - 1
+    g: np.ndarray = rng.random((h, w), dtype=np.float32) * 2 - 1
     if sigma_px > 0.3:
         g = cv2.GaussianBlur(g, (0, 0), sigma_px)
-        g *= 1.0 / max(float(g.std()), 1e-3) * 0.55
+        g = g * (1.0 / max(float(g.std()), 1e-3) * 0.55)
     return g
 
 
@@ -81,8 +81,8 @@ def ramp(tone: np.ndarray, stops: Sequence[tuple[float, BGR]]) -> np.ndarray:
     pos = np.array([p for p, _ in stops], np.float32)
     cols = np.array([c for _, c in stops], np.float32)
     levels = np.linspace(0, 1, 256, dtype=np.float32)
-    lut = np.stack([np.interp(levels, pos, cols[:, k]) for k in range(3)], axis=1)
-    lut = np.clip(lut + 0.5, 0, 255).astype(np.uint8).reshape(1, 256, 3)
+    ramp = np.stack([np.interp(levels, pos, cols[:, k]) for k in range(3)], axis=1)
+    lut = np.clip(ramp + 0.5, 0, 255).astype(np.uint8).reshape(1, 256, 3)
     idx = cv2.convertScaleAbs(tone, alpha=255.0)
     return cv2.LUT(cv2.merge([idx, idx, idx]), lut)
 

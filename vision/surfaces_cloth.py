@@ -181,7 +181,8 @@ def woven(h: int, w: int, mm_per_px: float, rng: np.random.Generator) -> np.ndar
         rng.uniform(0.0, 1.0)
     light = np.where(warp_up, warp_fleck, weft_fleck)
     profile = np.where(warp_up, np.sin(np.pi * (xw - i)), np.sin(np.pi * (yw - j))) ** 0.7
-    tone = np.where(light, 0.55 + 0.45 * profile, 0.08 + 0.3 * profile).astype(np.float32)
+    tone: np.ndarray = np.where(light, 0.55 + 0.45 * profile,
+                                0.08 + 0.3 * profile).astype(np.float32)
     tone = cv2.GaussianBlur(tone, (0, 0), max(0.4, 0.15 * t))  # fuzzy yarn, soft ends
     tone = np.clip(tone + 0.06 * grain(h, w, rng), 0, 1)
     dark, pale = _two_colours(rng)
@@ -204,7 +205,7 @@ def rug_pattern(h: int, w: int, mm_per_px: float, rng: np.random.Generator) -> n
     y, x = axes_px(h, w)
     rows = np.floor((y + 0.4 * cell * smooth(h, w, cell * 5, rng)) / cell).astype(np.int32)
     cols = np.floor((x + 0.4 * cell * smooth(h, w, cell * 5, rng)) / cell).astype(np.int32)
-    motif = _motif(rows, cols, rng).astype(np.float32)
+    motif: np.ndarray = _motif(rows, cols, rng).astype(np.float32)
     motif = cv2.GaussianBlur(motif, (0, 0), max(0.5, 0.6 / mm_per_px))
     tone = np.clip(_pile(h, w, mm_per_px, rng.uniform(2.0, 4.0), False, rng), 0, 1)
     c1, c2 = _two_colours(rng)
@@ -266,9 +267,8 @@ def checks(h: int, w: int, mm_per_px: float, rng: np.random.Generator) -> np.nda
     ink = _pick(CLOTH_COLOURS, rng)
     paper = jitter_colour((230, 232, 235), rng, 8) if rng.random() < 0.6 else \
         _pick(CLOTH_COLOURS, rng)
-    img = ramp(tone, [(0.0, paper), (0.5, tuple((a + b) / 2 for a, b in zip(paper, ink,
-                                                                           strict=True))),
-                      (1.0, scaled(ink, 0.8))])
+    mid = ((paper[0] + ink[0]) / 2, (paper[1] + ink[1]) / 2, (paper[2] + ink[2]) / 2)
+    img = ramp(tone, [(0.0, paper), (0.5, mid), (1.0, scaled(ink, 0.8))])
     return shade(img, _cloth_weave(h, w, mm_per_px, rng) * _fold_light(h, w, mm_per_px, rng))
 
 

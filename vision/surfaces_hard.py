@@ -270,6 +270,7 @@ def stone(h: int, w: int, mm_per_px: float, rng: np.random.Generator) -> np.ndar
     """Granite (speckled crystals of three sizes) or marble (veins) worktop."""
     base = jitter_colour([(60, 60, 62), (180, 180, 178), (110, 120, 135), (35, 35, 40)][
         int(rng.integers(4))], rng, 6)
+    tone: np.ndarray
     if rng.random() < 0.6:
         tone = np.full((h, w), 0.5, np.float32)
         for size_mm, k in ((0.8, 0.25), (2.0, 0.3), (4.0, 0.2)):

@@ -169,7 +169,7 @@ def face_texture(value: int, look: DieLook, rng: np.random.Generator,
 def _ghost_pips(body: np.ndarray, value: int, look: DieLook, t: int) -> np.ndarray:
     """The far face's pips seen through the body: mirrored, shifted (parallax), blurred."""
     rng = np.random.default_rng(look.pattern_seed * 11 + value)
-    ghost = np.zeros((t, t), np.float32)
+    ghost: np.ndarray = np.zeros((t, t), np.float32)
     shift = rng.uniform(-0.15, 0.15, 2)
     r = t * 0.085 * look.pip_scale
     for px, py in PIP_LAYOUT[value]:

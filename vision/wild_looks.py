@@ -76,8 +76,8 @@ def wild_look(rng: np.random.Generator, body: str | None = None, pips: str | Non
             second = tuple(v * 0.3 for v in body_bgr)  # type: ignore[assignment]
     clear = style in ("translucent", "smoky")
     return DieLook(
-        body_bgr=body_bgr, pip_bgr=tuple(float(v) for v in pip_bgr), style=style,
-        second_bgr=tuple(float(v) for v in second),
+        body_bgr=body_bgr, pip_bgr=(float(pip_bgr[0]), float(pip_bgr[1]), float(pip_bgr[2])),
+        style=style, second_bgr=(float(second[0]), float(second[1]), float(second[2])),
         pip_scale=float(rng.uniform(0.8, 1.45)), corner=float(rng.uniform(0.06, 0.3)),
         pattern_seed=int(rng.integers(1 << 30)),
         gloss=float(rng.uniform(0.3, 1.0)) if clear or rng.random() < 0.5 else 0.0,

@@ -188,7 +188,7 @@ def _dice_keep_out(dice: list[DieSpec], stage: Stage, hw: tuple[int, int]) -> np
     a margin: no look-alike may be drawn there."""
     out = []
     for d in dice:
-        c = _to_mat_px((d.x_mm, d.y_mm), stage.mm_per_px, hw)
+        c = _to_mat_px(np.array((d.x_mm, d.y_mm)), stage.mm_per_px, hw)
         r = 0.9 * d.size_mm / stage.mm_per_px
         top = c + stage.top_shift(c, d.size_mm / stage.mm_per_px)
         lo, hi = np.minimum(c, top) - r, np.maximum(c, top) + r
@@ -273,7 +273,7 @@ def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
     mh, mw, mm = mat_geometry(cam)
     mat = draw_surface(kind.name, mh, mw, mm, rng)
     room = width * height / (die_px * 3) ** 2
-    n = int(min(rng.integers(n_dice[0], n_dice[1] + 1), max(1, room)))
+    n = int(min(int(rng.integers(n_dice[0], n_dice[1] + 1)), max(1, room)))
     looks, sizes = scene_looks(rng, n)
     half_mm = np.array([mw, mh]) * mm / 2
     spots = _place_dice(rng, cam, n, sizes, kind, half_mm, unreadable_rate)
@@ -353,7 +353,8 @@ def camera_faults(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         out = np.clip(out.astype(np.float32) + grain + 0.5, 0, 255).astype(np.uint8)
     if quality is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        out = decoded if decoded is not None else out
     return out
 
 

@@ -106,7 +106,7 @@ class CardStage:
             ref = ref[b:b + top.shape[0], a:a + top.shape[1]]
             if ref.shape != top.shape:
                 return []
-            mask = not_mat(top, ref).astype(np.uint8)
+            mask: np.ndarray = not_mat(top, ref).astype(np.uint8)
             mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
             n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
             out = []

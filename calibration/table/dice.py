@@ -133,7 +133,8 @@ class DiceStage:
         lap("dice")
         # Only detections in the game's dice zones are dice (card art and pyramids make the
         # detector fire too), and none on a printed marker.
-        rough = table.geometry.to_mm(det.center, layout.object_height_mm) if len(det) else []
+        rough: Any = table.geometry.to_mm(det.center, layout.object_height_mm) if len(det) \
+            else []
         keep = [i for i, (m, p) in enumerate(zip(on_markers(table, det), rough, strict=True))
                 if m is None and self.spec.dice_may_lie(layout.locate(
                     (float(p[0]), float(p[1])))[0])]

@@ -80,7 +80,7 @@ def top_crops(image: np.ndarray, geometry: Geometry, centres_mm: np.ndarray, edg
     straight above."""
     out = np.zeros((len(centres_mm), px, px, 3), np.uint8)
     s = edge_mm * side / 2
-    dst = np.float32([[0, 0], [px, 0], [px, px], [0, px]])
+    dst = np.array([[0, 0], [px, 0], [px, px], [0, px]], np.float32)
     for i, (x, y) in enumerate(np.asarray(centres_mm, np.float64).reshape(-1, 2)):
         sq = np.array([[x - s, y - s], [x + s, y - s], [x + s, y + s], [x - s, y + s]])
         src = lifted_px(geometry, sq, edge_mm).astype(np.float32)
@@ -113,7 +113,7 @@ def find_on_mat(image: np.ndarray, geometry: Geometry, region: tuple[float, floa
     top = rectify(image, geometry.homography, region, MASK_PPM)
     if reference.shape != top.shape:
         return []
-    mask = not_mat(top, reference).astype(np.uint8)
+    mask: np.ndarray = not_mat(top, reference).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     cam = np.asarray(geometry.camera_mm[:2], np.float64)
@@ -134,7 +134,9 @@ def find_on_mat(image: np.ndarray, geometry: Geometry, region: tuple[float, floa
             centres = [cents[j]]
         else:
             crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
-            _, _, centres = cv2.kmeans(pts, count, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+            # (OpenCV takes None for bestLabels; its type stubs do not say so)
+            _, _, centres = cv2.kmeans(pts, count, None, crit, 3,  # type: ignore[call-overload]
+                                       cv2.KMEANS_PP_CENTERS)
         for c in centres:
             # The blob is the die's outline on the mat: its footprint and its top face seen
             # farther out; the footprint's centre lies between.
@@ -196,7 +198,7 @@ def _plane_grey(image: np.ndarray, geometry: Geometry, centre_mm: np.ndarray, ha
     sq = np.array([[x - half_mm, y - half_mm], [x + half_mm, y - half_mm],
                    [x + half_mm, y + half_mm], [x - half_mm, y + half_mm]])
     src = lifted_px(geometry, sq, height_mm).astype(np.float32)
-    dst = np.float32([[0, 0], [px, 0], [px, px], [0, px]])
+    dst = np.array([[0, 0], [px, 0], [px, px], [0, px]], np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
     warped = cv2.warpPerspective(image, m, (px, px), flags=cv2.INTER_AREA,
                                  borderMode=cv2.BORDER_REPLICATE)

@@ -58,11 +58,13 @@ def read_enrolled_dice(reader: DieFaceReader, image: np.ndarray, det: Detections
         for k, r in enumerate(readings):
             if r.label not in die.shots:  # rejected, or a base face: not this die's business
                 continue
-            if best[k] is None or r.probability > best[k][0]:
+            held = best[k]
+            if held is None or r.probability > held[0]:
                 best[k] = (r.probability, name, r)
     for k, i in enumerate(look):
-        if best[k] is not None:
-            p, name, r = best[k]
+        chosen = best[k]
+        if chosen is not None:
+            p, name, r = chosen
             out[int(i)] = {"die": name, "face": r.label, "probability": round(p, 4),
                            "faces": {lb: round(v, 4) for lb, v in r.dist.items() if v > 1e-4}}
     return out

@@ -180,7 +180,8 @@ class SlotDiceStage:
 
     def _detections(self, sight: Sight, dice: list[Observed]) -> Detections:
         """The slots' dice as boxes in the frame (the live picture draws them)."""
-        slots = {(z.name, s.id): s for z in self.layout.zones for s in z.slots}
+        slots: dict[tuple[str, str | None], Slot] = {(z.name, s.id): s for z in self.layout.zones
+                                                     for s in z.slots}
         boxes, probs = [], []
         for o in dice:
             s = slots[(o.zone or "", o.slot)]
@@ -229,7 +230,7 @@ def _squares(image: np.ndarray, table: Profile, slots: list[Slot], edge: float, 
     """(N, px, px, 3) uint8: the square of SQUARE x edge round each slot's top face, one
     die above its floor, seen from straight above."""
     out = np.zeros((len(slots), px, px, 3), np.uint8)
-    dst = np.float32([[0, 0], [px, 0], [px, px], [0, px]])
+    dst = np.array([[0, 0], [px, 0], [px, px], [0, px]], np.float32)
     for i, s in enumerate(slots):
         src = lifted_px(table.geometry, _corners(s.centre, edge * SQUARE / 2),
                         s.height + edge).astype(np.float32)

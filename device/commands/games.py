@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import Any, cast
 
 from engine import all_games
 
@@ -31,10 +31,10 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(listing, ensure_ascii=False, indent=1))
         return 0
     for g in listing:
-        lo, hi = g["players"]
+        lo, hi = cast(list[int | None], g["players"])
         counts = f"{lo}-{hi}" if hi is not None else f"{lo} or more"
         print(f"{g['name']:<14} {g['title']} ({counts} players, {g['rules']} rules)")
-        for o in g["options"]:
+        for o in cast(list[dict[str, Any]], g["options"]):
             setting = f"{o['name']}={o['default']}"
             print(f"  {setting:<32} [{o['provenance']}]")
     return 0

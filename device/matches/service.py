@@ -425,7 +425,9 @@ class MatchService:
                 raise ServiceError(422, "correction/same",
                                    f"{text!r} is what is recorded already")
             later = live_entries[seqs.index(seq) + 1:]
-            state, kept, dropped = game.apply(before, now)[0], [], []
+            state = game.apply(before, now)[0]
+            kept: list[Any] = []
+            dropped: list[str] = []
             for entry in later:
                 action = game.parse_action(entry.text)
                 if dropped or not game.is_legal(state, action):

@@ -11,6 +11,7 @@ from typing import Any
 
 from device.matches.corrections import parts
 from engine import Match
+from engine.match import Entry
 
 
 def pending_entry(match: Match) -> dict[str, Any] | None:
@@ -27,7 +28,7 @@ def last_camera_move(match: Match) -> dict[str, Any] | None:
     """The camera's last accepted move (a roll and the move read with it share a frame), as
     corrected if it was, with the parts of each action the players may correct."""
     live = match.live_entries
-    group = []
+    group: list[Entry] = []
     for entry in reversed(live):
         if entry.source != "camera" and "correction" not in entry.data:
             if group:

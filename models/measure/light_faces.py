@@ -75,6 +75,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -99,6 +100,12 @@ def true_boxes(xyxy: np.ndarray) -> Detections:
     return Detections(xyxy=xyxy, confidence=np.ones(len(xyxy), np.float32))
 
 
+def _type_name(die: Any) -> str:
+    """A typed scene's die's type name."""
+    assert die.die_type is not None  # (typed scenes: every die has its type)
+    return str(die.die_type.name)
+
+
 def _both(image: np.ndarray, read: Callable[[np.ndarray], list[bool]]) -> tuple[list, list]:
     return read(image), read(normalise_light(image))
 
@@ -116,7 +123,7 @@ def photos(reader, game: str, table: str, scenes: int, seed: int,
         r = render(scene)
         if len(r.boxes) == 0:
             continue
-        truth = [(scene.dice[int(k)].die_type.name, lb)
+        truth = [(_type_name(scene.dice[int(k)]), lb)
                  for k, lb in zip(r.die_index, r.labels, strict=True)]
 
         def read(im: np.ndarray, r=r, truth=truth) -> list[bool]:
@@ -165,7 +172,7 @@ def live(faces, edition: str, throws: int, seed: int,
         def read(im: np.ndarray, placed=placed, want=want) -> list[bool]:
             got = read_top_faces(faces, im, geometry, np.array([p for _, p in placed]),
                                  edge, types)
-            return [g.type == t and max(g.faces, key=g.faces.get) == want[t]
+            return [g.type == t and max(g.faces, key=g.faces.__getitem__) == want[t]
                     for g, (t, _) in zip(got, placed, strict=True)]
 
         for s in shifts:
@@ -223,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strong", action="store_true", help="the STRONG shifts instead")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    shifts = SHIFT_NAMES
+    shifts: tuple[str, ...] = SHIFT_NAMES
     if args.strong:
         shifts = tuple(STRONG)
     from vision.faces import DieFaceReader

@@ -108,12 +108,13 @@ def tally(reader, game: str, table: str, scenes: int, seed: int, dice_reader=Non
             if g is None:  # no box of the reader's on it
                 continue
             b["found"] += 1
+            assert d.die_type is not None  # (typed scenes: every die has its type)
             type_right = die_of(g["type"]) == die_of(d.die_type.name)
             b["right"] += type_right and g["face"] == lb
             if not type_right:  # read again, told the type
                 g = read_dice_types(reader, r.image, true_boxes(at[i][None]), game,
                                     types=[d.die_type.name], chooser=chooser)[0]
-            b["face_given_type"] += g["face"] == lb
+            b["face_given_type"] += g is not None and g["face"] == lb
     return out, extra, on_cut
 
 

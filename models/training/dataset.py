@@ -49,6 +49,14 @@ class Samples:
         self.labels += other.labels
 
 
+
+def read_photo(path: Path) -> np.ndarray:
+    """A labelled photo (BGR uint8); FileNotFoundError naming it when it cannot be read."""
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise FileNotFoundError(f"{path}: not an image OpenCV can read")
+    return img
+
 def jitter_boxes(boxes: np.ndarray, rng: np.random.Generator, amount: float = 0.1
                  ) -> np.ndarray:
     """Shift and rescale boxes the way an imperfect detector would."""
@@ -63,7 +71,7 @@ def background_boxes(image_shape: tuple[int, ...], boxes: np.ndarray, n: int,
     """Die-sized boxes whose centres are not inside any die (for the 'not a die' class)."""
     h, w = image_shape[:2]
     med = float(np.median(boxes[:, 2:] - boxes[:, :2])) if len(boxes) else 40.0
-    out = []
+    out: list[list[float]] = []
     for _ in range(n * 10):
         if len(out) >= n:
             break
@@ -235,7 +243,7 @@ def real_images(split: str, root: Path | None = None
     fixes = label_fixes(split)
     out = []
     for name in names:
-        img = cv2.imread(str(root / "images" / name), cv2.IMREAD_COLOR)
+        img = read_photo(root / "images" / name)
         h, w = img.shape[:2]
         rows = np.loadtxt(root / "labels" / (Path(name).stem + ".txt"), ndmin=2)
         for (fixed_name, j), (was, seen) in fixes.items():
@@ -282,7 +290,7 @@ def real_train(seed: int, crops_per_die: int = 6, exclude: set[str] | frozenset 
         det = DiceDetector(detector_path, faint=None)
     items = [it for it in real_images("train") if it[0].name not in exclude]
     for path, boxes, classes in tqdm(items, desc="real train photos", unit="photo"):
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        img = read_photo(path)
         out.extend(samples_from_image(img, boxes, classes, rng, crops_per_die, 8, size))
         if det is not None:
             out.extend(detector_box_crops(img, det(img).xyxy, boxes, classes, rng,

@@ -30,13 +30,14 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import cv2
 import numpy as np
 import torch
 
-from models.training.dataset import real_images
+from models.training.dataset import read_photo, real_images
 from models.training.folds import N_FOLDS, REPO, fold_of, read_like_the_reader
 from models.training.train_classifier import logits_of, make_classifier
 from vision.classifier import CROP_PX, NOT_A_DIE, crop_dice
@@ -73,7 +74,7 @@ def kfold_readers(name: str) -> Callable[[int], Callable[[np.ndarray], np.ndarra
             net = make_classifier(arch, NOT_A_DIE + 1, width, CROP_PX)
             net.load_state_dict(torch.load(path))
             net.eval()
-            cache[k] = lambda crops, net=net: logits_of(net, crops).numpy()
+            cache[k] = partial(_logits, net)
         return cache[k]
 
     return reader
@@ -153,7 +154,7 @@ def analyse(reader_of: Callable[[int], Callable[[np.ndarray], np.ndarray]], fold
         k = fold[path.name]
         if k not in folds:
             continue
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        image = read_photo(path)
         errs, ok, ext, fit = analyse_photo(image, boxes, classes, detector, weak, reader_of(k))
         fits += fit
         dice += len(classes)
@@ -224,3 +225,8 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def _logits(net: object, crops: np.ndarray) -> np.ndarray:
+    """The network's logits of crops, as an array."""
+    return logits_of(net, crops).numpy()  # type: ignore[arg-type]

@@ -32,7 +32,8 @@ def _export(module: nn.Module, example: torch.Tensor, path: Path, inputs: list[s
     module.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(module, example, str(path), input_names=inputs, output_names=outputs,
+        torch.onnx.export(module, (example,), str(path), input_names=inputs,
+                          output_names=outputs,
                           dynamic_axes=dynamic, opset_version=17, dynamo=False)
     model = onnx.load(str(path))
     onnx.checker.check_model(model)
@@ -49,7 +50,7 @@ def export_crop_net(net: nn.Module, path: Path, crop_px: int,
 
 
 def export_classifier(net: nn.Module, temperature: float, path: Path) -> None:
-    export_crop_net(_Tempered(net, temperature), path, net.crop_px)
+    export_crop_net(_Tempered(net, temperature), path, int(net.crop_px))  # type: ignore[arg-type]
 
 
 def export_detector(net: DiceDetector, path: Path) -> None:

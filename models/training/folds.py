@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 from tqdm import tqdm
 
@@ -31,6 +30,7 @@ from models.training.dataset import (
     detector_box_crops,
     jitter_boxes,
     label_fixes,
+    read_photo,
     real_images,
     samples_from_image,
     val_photo_names,
@@ -94,7 +94,7 @@ def _train_items() -> list:
 
 def _photo(path: Path, boxes: np.ndarray, classes: np.ndarray, detector: object, size: int,
            seed: int) -> Photo:
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    img = read_photo(path)
     # One seed per photo: a photo's samples do not depend on which others are in the fold.
     digest = hashlib.sha256(path.name.encode()).digest()
     rng = np.random.default_rng([seed, int.from_bytes(digest[:4], "little")])
@@ -153,7 +153,8 @@ def training_samples(photos: list[Photo], box_copies: int = 0) -> Samples:
     for ph in photos:
         out.crops += list(ph.train_crops)
         out.labels += ph.train_labels.tolist()
-        if box_copies and ph.box_crops is not None:
+        if box_copies and ph.box_crops is not None and ph.box_copy is not None \
+                and ph.box_labels is not None:
             take = ph.box_copy < box_copies
             out.crops += list(ph.box_crops[take])
             out.labels += ph.box_labels[take].tolist()

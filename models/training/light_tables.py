@@ -104,7 +104,7 @@ WAYS = ("a", "b", "c")
 """(a) the reader as is; (b) the photo as taken; (c) the exposure lift only (the grey world's
 gains held at 1: ``photometry.MAX_CAST`` 1), to tell which half of the balance does what."""
 
-PAIRS = ("ab", "ac", "cb")
+PAIRS = (("a", "b"), ("a", "c"), ("c", "b"))
 """Ways compared die by die: the balance against none, against the lift alone, and the lift
 alone against none."""
 

@@ -40,8 +40,11 @@ class DiceDetector(nn.Module):
                                     _dw(4 * w, 4 * w, dilation=4))                    # 1/16
         self.lat8 = nn.Conv2d(4 * w, 2 * w, 1)
         self.lat4 = nn.Conv2d(2 * w, w, 1)
-        self.head = nn.Sequential(_dw(w, w), nn.Conv2d(w, 5, 1))
-        self.head[-1].bias.data[0] = -4.0  # most cells are background: start with low heat
+        dw = _dw(w, w)
+        out = nn.Conv2d(w, 5, 1)
+        self.head = nn.Sequential(dw, out)
+        assert out.bias is not None
+        out.bias.data[0] = -4.0  # most cells are background: start with low heat
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         f4 = self.stem(x)
@@ -134,7 +137,8 @@ class PoolFaceClassifier(nn.Module):
         super().__init__()
         w = width
         cin = 6 if contrast else 3
-        first = [_cbr(cin, stem), _cbr(stem, w, 2)] if stem else [_cbr(cin, w, 2)]
+        first: list[nn.Module] = [_cbr(cin, stem), _cbr(stem, w, 2)] if stem \
+            else [_cbr(cin, w, 2)]
         first = ([CentreContrast(crop_px)] if contrast else []) + first
         self.features = nn.Sequential(
             *first, _Residual(w),                               # 1/2: pips are 3-5 px here

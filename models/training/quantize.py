@@ -20,11 +20,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import cv2
 import numpy as np
 import onnx
 
-from models.training.dataset import val_photo_names
+from models.training.dataset import read_photo, val_photo_names
 from models.training.export import update_sha256sums
 from vision.classifier import crop_dice, crops_to_tensor
 from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
@@ -42,7 +41,7 @@ def calibration_crops(seed: int, n: int = 600, exclude: set[str] | frozenset = f
         items = [it for it in real_images("train") if it[0].name not in exclude]
     except FileNotFoundError:
         items = []
-    crops = [crop_dice(cv2.imread(str(p), cv2.IMREAD_COLOR), b, size) for p, b, _ in items]
+    crops = [crop_dice(read_photo(p), b, size) for p, b, _ in items]
     if not crops:
         crops = [np.stack(synthetic(40, seed, workers=1, size=size).crops)]
     all_crops = np.concatenate(crops)

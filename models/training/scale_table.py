@@ -40,6 +40,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models.training.dataset import read_photo
 from vision.evaluate import Labelled, match
 
 ZOOMS = (15, 20, 30, 40, 50)
@@ -61,7 +62,7 @@ neither scored nor counted as extra when found)."""
 
 
 def labelled(item: Labelled) -> Photo:
-    img = cv2.imread(str(item.image), cv2.IMREAD_COLOR)
+    img = read_photo(item.image)
     h, w = img.shape[:2]
     return img, item.xyxy(w, h), item.values, np.zeros((0, 4))
 

@@ -11,8 +11,10 @@ import numpy as np
 
 
 def _jpeg(c: np.ndarray, q: int) -> np.ndarray:
-    return cv2.imdecode(cv2.imencode(".jpg", c, [cv2.IMWRITE_JPEG_QUALITY, q])[1],
-                        cv2.IMREAD_COLOR)
+    out = cv2.imdecode(cv2.imencode(".jpg", c, [cv2.IMWRITE_JPEG_QUALITY, q])[1],
+                       cv2.IMREAD_COLOR)
+    assert out is not None  # (a JPEG just encoded decodes)
+    return out
 
 
 def _lut(f: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:

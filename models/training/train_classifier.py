@@ -183,7 +183,7 @@ def camera_shift(x: torch.Tensor, gen: torch.Generator, kind: str = "full") -> t
         q = torch.randint(q_lo, q_hi + 1, (len(pick),), generator=gen).tolist()
         x = _per_crop(x, pick, lambda k, a: cv2.imdecode(cv2.imencode(
             ".jpg", (a * 255 + 0.5).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, q[k]])[1],
-            cv2.IMREAD_COLOR) / np.float32(255.0))
+            cv2.IMREAD_COLOR) / np.float32(255.0))  # type: ignore[operator]
     return x
 
 
@@ -291,7 +291,8 @@ def train_classifier(crops: np.ndarray, labels: np.ndarray, weights: np.ndarray,
     net = make_classifier(arch, n_classes, width, crops.shape[1])
     if init is not None:
         net.load_state_dict(init)
-    net = net.to(memory_format=torch.channels_last)
+    # (Module.to takes memory_format; torch's type stubs do not say so)
+    net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     total = steps if steps is not None else epochs * (len(crops) // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total,

@@ -152,7 +152,8 @@ def train_detector(images: list[np.ndarray], boxes: list[np.ndarray], weights: n
         net = DiceDetector(width=width)
         if init is not None:
             net.load_state_dict(init)
-    net = net.to(memory_format=torch.channels_last)
+    # (Module.to takes memory_format; torch's type stubs do not say so)
+    net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps,
                                                 pct_start=0.1)
@@ -167,7 +168,7 @@ def train_detector(images: list[np.ndarray], boxes: list[np.ndarray], weights: n
         xs, hs, rs, ms, igs = [], [], [], [], []
         for i in rng.choice(len(images), batch, p=p):
             if ignores is None and die_px is None:
-                win, bx = sample_window(images[i], boxes[i], rng)
+                win, bx = sample_window(images[i], boxes[i], rng)  # type: ignore[misc]
                 ig = None
             else:
                 win, bx, ig = sample_window(  # type: ignore[misc]

@@ -99,7 +99,7 @@ def _patch_die(name: str, rng: np.random.Generator) -> DieType:
         if k == 0 and light and rng.random() < 0.3:
             cols.append(rng.integers(10, 40, 3))
             continue
-        hsv = np.uint8([[[h, rng.uniform(140, 255), rng.uniform(110, 250)]]])
+        hsv = np.array([[[h, rng.uniform(140, 255), rng.uniform(110, 250)]]], np.uint8)
         cols.append(cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0][::-1])  # BGR -> RGB hex
     faces = [Face(f"c{k}", _look(kind="colour", colour=_hex(c),
                                  **({"shape": "disc"} if shape else {})))
@@ -189,8 +189,8 @@ def train_dice(n: int, seed: int) -> list[DieType]:
             hexes = [_hex(c) for c in _colours(rng)]
             bold = kind == "glyphs"
             seeds = distinct_glyph_seeds(base) if bold else [base + k for k in range(6)]
-            out.append(custom(f"train-{i}", [f"f{k}" for k in range(6)], *hexes, seeds=seeds,
-                              bold=bold))
+            out.append(custom(f"train-{i}", [f"f{k}" for k in range(6)], hexes[0], hexes[1],
+                              seeds=seeds, bold=bold))
     return out
 
 

@@ -218,10 +218,10 @@ def main() -> None:
                 for k, s in scores.items()}
         kind = "int8" if mean["int8"] >= mean["float"] else "float"
         out.write_bytes((qpath if kind == "int8" else fpath).read_bytes())
-    got, acc = scores[kind]
-    vl = np.concatenate([got[c] for c in val])
-    vy = np.concatenate([val[c][1] for c in val])
-    temp = fit_temperature(torch.from_numpy(vl).float(), vy, max_iter=100)
+    logits_by, acc = scores[kind]
+    all_logits = np.concatenate([logits_by[c] for c in val])
+    all_y = np.concatenate([val[c][1] for c in val])
+    temp = fit_temperature(torch.from_numpy(all_logits).float(), all_y, max_iter=100)
     sha = hashlib.sha256(out.read_bytes()).hexdigest()
     meta_path = args.out_dir / EXPERTS_FILE
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {"experts": {}}

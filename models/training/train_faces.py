@@ -62,7 +62,7 @@ def aux_types(seed_base: int, n: int = AUX_DICE) -> list[DieType]:
             ink = np.full(3, 20 if body.mean() > 127 else 235)
         hexes = ["#" + "".join(f"{int(v):02x}" for v in c) for c in (body, ink)]
         labels = [f"aux{seed_base}-{i}-{k}" for k in range(6)]
-        out.append(custom(f"aux{seed_base}-{i}", labels, *hexes,
+        out.append(custom(f"aux{seed_base}-{i}", labels, hexes[0], hexes[1],
                           seeds=[seed_base * 10_000 + i * 6 + k for k in range(6)],
                           bold=i % 2 == 0))
     return out

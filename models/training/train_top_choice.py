@@ -64,9 +64,11 @@ def collect(reader: DieFaceReader, seed: int, scenes: int, dice_reader=None
                     if pairs:
                         boxes = np.vstack([boxes, det.xyxy[[p for p, _ in pairs]]])
                         which = np.concatenate([which, [lab for _, lab in pairs]])
-                cands = read_candidates(reader, r.image, boxes, names)
+                cands = read_candidates(reader, r.image, boxes, list(names))
                 for box, c, i in zip(boxes, cands, which, strict=True):
-                    truth = die_of(scene.dice[int(r.die_index[i])].die_type.name)
+                    dtype = scene.dice[int(r.die_index[i])].die_type
+                    assert dtype is not None  # (typed scenes: every die has its type)
+                    truth = die_of(dtype.name)
                     lb = r.labels[int(i)]
                     right = np.array([die_of(t) == truth and rd.label == lb
                                       for t, rd in zip(c.types, c.readings, strict=True)])

@@ -71,6 +71,8 @@ def from_onnx(path: Path, width: int = 24) -> DiceDetector:
         raise ValueError(f"{path}: {len(convs)} convolutions, the net has {len(pairs)}")
     with torch.no_grad():
         for (conv, bn), node in zip(pairs, convs, strict=True):
+            assert isinstance(conv, torch.nn.Conv2d)
+            assert bn is None or isinstance(bn, torch.nn.BatchNorm2d)
             w = torch.from_numpy(inits[node.input[1]].copy())
             b = torch.from_numpy(inits[node.input[2]].copy())
             if w.shape != conv.weight.shape:
@@ -78,10 +80,12 @@ def from_onnx(path: Path, width: int = 24) -> DiceDetector:
                                  f"{tuple(conv.weight.shape)}")
             conv.weight.copy_(w)
             if bn is None:
+                assert conv.bias is not None  # (a convolution with no norm after it)
                 conv.bias.copy_(b)
             else:
                 bn.weight.fill_(1.0)
                 bn.bias.copy_(b)
+                assert bn.running_mean is not None and bn.running_var is not None
                 bn.running_mean.zero_()
                 bn.running_var.fill_(1.0 - bn.eps)
     return net.eval()
