@@ -104,6 +104,9 @@ class Perception:
     setup_rows: Callable[[Mapping[str, Any]], list[Problem]] | None = None
     """The engine's verdict on each row of an entered setup (a card, a sheet's definition),
     every wrong row with its message: the rules stop at the first wrong one."""
+    table_script: str | None = None
+    """The phone page's drawing of the game's table: a script of the page's static files
+    (``games/<game>.js``) that registers it (None: the state shown as rows)."""
     slot_dice: SlotDice | None = None
     """Dice that lie in the slots of some zones, read slot by slot (calibration.table.
     slot_dice) instead of found by the dice reader (None: found by the dice reader)."""

@@ -8,6 +8,7 @@ from vision.dietypes import game_types
 
 SPEC = register(Perception(
     "icedice",
+    table_script="games/icedice.js",
     read_zones=("rolling", "counter", "vault:*"),
     dice_zones=("rolling",),
     pieces=(Pyramids(zones=("counter", "vault:*")),),

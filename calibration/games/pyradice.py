@@ -58,6 +58,7 @@ def setup_rows(setup: Mapping[str, Any]) -> list[Problem]:
 
 SPEC = register(Perception(
     "pyradice",
+    table_script="games/pyradice.js",
     dice_zones=("quarry", "board:*"),
     # a turn takes a die from the quarry (rule pyradice.take); nothing puts one back
     slot_dice=SlotDice(zones=("quarry", "board:*"), only_leave=("quarry",)),

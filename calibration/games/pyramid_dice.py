@@ -65,6 +65,7 @@ def setup_rows(setup: Mapping[str, Any]) -> list[Problem]:
 
 SPEC = register(Perception(
     "pyramid_dice",
+    table_script="games/pyramid_dice.js",
     read_zones=("rolling", "pyramid", "side", "area:*"),
     dice_zones=("rolling",),
     pieces=(Cards(slots="pyramid", areas=("side", "area:*"), known_by_look=("side",)),),

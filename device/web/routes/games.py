@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from calibration.perception import perception
 from device.matches.service import ServiceError
 from device.matches.setup import check_setup, setup_form
 from device.web.schemas import ErrorOut, SetupCheckIn
@@ -23,6 +24,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 def games() -> list[dict[str, Any]]:
     return [{
         "name": g.info.name, "title": g.info.title,
+        # the page's drawing of its table (the game's spec: calibration.games)
+        "table": perception(g.info.name).table_script,
         "players": [g.info.min_players, g.info.max_players],
         "options": [{"name": o.name, "default": o.default,
                      "choices": list(o.choices) if o.choices else None,

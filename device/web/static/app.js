@@ -164,6 +164,7 @@ function leaveMatch() {
 async function route() {
   if (!state.games.length) {
     try { state.games = await api("/api/games"); } catch (e) { /* shown where needed */ }
+    await loadTables(state.games);  // each game's drawing of its table (table.js)
   }
   const m = location.hash.match(/^#\/([mr])\/([\w-]+)(?:\/(\d+))?/);
   if (m && m[1] === "m") return showMatch(m[2]);
