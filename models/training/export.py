@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import warnings
 from pathlib import Path
@@ -62,7 +63,9 @@ def export_detector(net: DiceDetector, path: Path) -> None:
 
 def update_sha256sums(folder: Path, digests: dict[str, str], drop: tuple[str, ...] = ()
                       ) -> None:
-    """Set these files' lines in ``folder/SHA256SUMS``, keeping other models' lines.
+    """Set these files' lines in ``folder/SHA256SUMS``, keeping other models' lines, and
+    their checksums in ``folder/manifest.json`` when the folder has one (a model of a new
+    role is added to the manifest by hand, with its card).
 
     Lines of the files named in ``drop`` (no longer shipped) are removed.
     """
@@ -72,6 +75,14 @@ def update_sha256sums(folder: Path, digests: dict[str, str], drop: tuple[str, ..
             if len(ln.split()) == 2 and ln.split()[1] not in drop}
     kept.update(digests)
     path.write_text("".join(f"{h}  {n}\n" for n, h in sorted(kept.items())))
+    # the manifest (vision.manifest) names the same files by role: their checksums follow
+    manifest = folder / "manifest.json"
+    if manifest.exists():
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        for entry in data["models"].values():
+            if entry["file"] in digests:
+                entry["sha256"] = digests[entry["file"]]
+        manifest.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 def add_features_output(src: Path, dst: Path, name: str = "features") -> None:

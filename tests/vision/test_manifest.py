@@ -45,3 +45,21 @@ def test_a_models_folder_without_a_manifest_is_read_with_the_shipped_names(
     with pytest.raises(ModelNotFoundError, match="manifest"):
         mf.manifest()
     mf._read.cache_clear()
+
+
+def test_a_retrained_model_s_checksum_reaches_the_manifest(tmp_path: Path) -> None:
+    """models.training.export.update_sha256sums, which every training script calls, sets the
+    checksums of the manifest's files as well as SHA256SUMS'."""
+    pytest.importorskip("torch")
+    import json
+    import shutil
+
+    from models.training.export import update_sha256sums
+
+    shutil.copy(models_dir() / mf.MANIFEST, tmp_path / mf.MANIFEST)
+    faces = mf.model("faces")
+    update_sha256sums(tmp_path, {faces.file: "0" * 64})
+    data = json.loads((tmp_path / mf.MANIFEST).read_text())
+    assert data["models"]["faces"]["sha256"] == "0" * 64
+    assert data["models"]["enrol"]["sha256"] == mf.model("enrol").sha256
+    assert f"{'0' * 64}  {faces.file}" in (tmp_path / "SHA256SUMS").read_text()
