@@ -38,7 +38,7 @@ class Detections:
     """(N, 4) float32 box corners x0, y0, x1, y1 in pixels."""
     confidence: np.ndarray
     """(N,) float32 detector confidence in [0, 1] that a die is there."""
-    face_probs: np.ndarray = field(default=None)  # type: ignore[assignment]
+    face_probs: np.ndarray = field(default=None)  # type: ignore[arg-type]
     """(N, 8) float32 calibrated probabilities over FACE_NAMES, each row sums to 1."""
     body_colour: tuple[str, ...] = ()
     """N colour names of the die bodies."""

@@ -117,10 +117,10 @@ def list_dataset(root: str | Path, split: str | None = None) -> list[Labelled]:
     out = []
     for name in names:
         label = root / "labels" / (Path(name).stem + ".txt")
-        rows = np.loadtxt(label, ndmin=2) if label.is_file() and label.stat().st_size else \
+        table = np.loadtxt(label, ndmin=2) if label.is_file() and label.stat().st_size else \
             np.zeros((0, 5))
-        out.append(Labelled(root / "images" / name, rows[:, 1:5].copy(),
-                            rows[:, 0].astype(np.int64) + 1,
+        out.append(Labelled(root / "images" / name, table[:, 1:5].copy(),
+                            table[:, 0].astype(np.int64) + 1,
                             ignore.get(name, np.zeros((0, 4)))))
     return out
 

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dice looked for at {100 * lo:.1f}-{100 * hi:.1f} % of a photo's longer side")
     else:
         print("dice looked for at any size")
-    b, a = summary["on_these_photos"]["before"], summary["on_these_photos"]["after"]
+    b, a = _short(before), _short(after)
     print(f"on these photos (the ones learnt from, so no test): read {b['read']:.3f} -> "
           f"{a['read']:.3f}, boxes on no die {b['boxes_on_no_die']} -> {a['boxes_on_no_die']}")
     how = f"--adapt {args.out}" if args.out is not None else f"--profile {args.profile}"

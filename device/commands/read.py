@@ -25,6 +25,7 @@ from vision.imageio import ImageError, load_image
 from vision.onnx_models import ModelNotFoundError
 
 if TYPE_CHECKING:  # onnxruntime loads only for commands that read dice
+    from calibration.profile import Profile
     from vision.reader import DiceReader
 
 logger = logging.getLogger(__name__)
@@ -89,7 +90,7 @@ def make_reader(adapt: Path | None = None) -> DiceReader:
 
 
 def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
-             profile: object | None = None, game: str | None = None,
+             profile: Profile | None = None, game: str | None = None,
              enrolled: dict | None = None) -> dict:
     """The `read --json` object of one image; a bad file fills in `error`."""
     result: dict = {"image": path, "width": None, "height": None, "error": None, "dice": []}
@@ -125,7 +126,7 @@ def read_one(reader: DiceReader, path: str, annotate_dir: Path | None,
 
 
 def _add_game_objects(result: dict, img, det: Detections, game: str,
-                      profile: object | None) -> None:
+                      profile: Profile | None) -> None:
     """Per die its kind, type and face for the game's die types; with a profile, the
     pyramids or card slots as `pieces` (kind, type, zone, slot, colour / size / present)."""
     from calibration.table.photo import read_table_pieces

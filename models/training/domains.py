@@ -72,7 +72,7 @@ def k_shot(reader: DiceReader, items: list[Labelled], k: int, seeds: int) -> dic
                                  reader.read))
         finally:
             apply_adaptation(reader, None)
-    out = {m: float(np.mean([r[m] for r in runs])) for m in METRICS}
+    out: dict[str, object] = {m: float(np.mean([r[m] for r in runs])) for m in METRICS}
     out["draws"] = seeds
     out["spread_read"] = [float(min(r["read_accuracy"] for r in runs)),
                           float(max(r["read_accuracy"] for r in runs))]
