@@ -71,7 +71,7 @@ class SimParams:
     dice: str = "plain"
     """how the game's plain d6 look (:data:`DICE_STYLES`): a style the reader was never
     trained on shows what the table learns of its dice during a match
-    (``device.table_learning``)"""
+    (``calibration.table.learning``)"""
     learn: bool = True
     """the real observer learns the table's dice from confirmed moves"""
     phone_end: bool = True
@@ -422,7 +422,7 @@ class SimFigures:
     """per reading that saw dice: (its index in its match, readings in the match, dice read
     at their true face, dice on the table)"""
     table_fits: int = 0
-    """corrections the observers fitted from confirmed moves (device.table_learning)"""
+    """corrections the observers fitted from confirmed moves (calibration.table.learning)"""
 
     def merge(self, other: SimFigures) -> None:
         for name in ("matches", "moves", "exact", "accepted_without_question", "phone_moves",
