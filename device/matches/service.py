@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from device.matches.corrections import Amendment, amend, amendments
+from device.matches.questions import doubtful, focus_dict
 from device.matches.views import match_view, replay_index, replay_step
 from device.store import Store, StoreError, load_checked
 from engine import (
@@ -32,6 +33,7 @@ from engine import (
     get_game,
     reconcile,
 )
+from engine.observation import Expected
 from engine.reconcile import Params
 
 __all__ = ["MatchService", "ServiceError", "match_view"]
@@ -97,6 +99,9 @@ class MatchService:
         # The camera's last read picture per match: (number, JPEG). Not stored: it is the
         # live view, replaced at each reading (the evidence of moves is stored with them).
         self._pictures: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
+        # Per match, what cuts the part of the camera's last picture that holds some objects
+        # (a JPEG, ringed), kept with a question about them; set by whoever films the table.
+        self.croppers: dict[str, Callable[[Sequence[Expected]], bytes | None]] = {}
 
     # --- the camera's side ------------------------------------------------------------------
     def set_picture(self, match_id: str, jpeg: bytes) -> None:
@@ -163,7 +168,13 @@ class MatchService:
                 # Dice: the players before a snatcher passed) is one yes/no question
                 question = f"{res.confirm} ({text})" if res.confirm else \
                     f"Which was it: {text}?"
-                self.note(mid, "question", question, data=res.to_dict())
+                # what the candidates disagree on, and that part of the picture for the page
+                focus = doubtful(live.match.game, live.match.state, res.candidates)
+                cropper = self.croppers.get(mid)
+                crop = cropper(focus) if cropper is not None and focus else None
+                self.note(mid, "question", question, thumbnail=crop,
+                          data=res.to_dict() | {"focus": focus_dict(focus),
+                                                "crop": crop is not None})
                 alert.at = len(live.match.entries)
         elif isinstance(res, Violation):
             text = f"{res.rule.id}: {res.explanation}"
@@ -200,9 +211,12 @@ class MatchService:
         return self._commit(match_id, None, change)
 
     def note(self, match_id: str, kind: str, text: str, data: Mapping[str, Any] | None = None,
-             source: str = "camera") -> dict[str, Any]:
-        def change(match: Match) -> None:
+             source: str = "camera", thumbnail: bytes | None = None) -> dict[str, Any]:
+        """Log a note (a question, an alert...); ``thumbnail``: its picture (a question's
+        crop), served as the entry's evidence."""
+        def change(match: Match) -> dict[int, bytes]:
             match.note(kind, text, source=source, data=data)
+            return {match.entries[-1].seq: thumbnail} if thumbnail is not None else {}
 
         return self._commit(match_id, None, change)
 
