@@ -12,7 +12,9 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
+from device.demo_picture import PicturedTable
 from device.matches.service import MatchService, ServiceError
 from device.runtime import Runtime
 from device.simtable import SimParams, SimulatedTable
@@ -33,6 +35,9 @@ class DemoTable:
     pause_between: float = 10.0
     params: SimParams = field(default_factory=lambda: SimParams(observer="noise"))
     """the simulated table; the noise observer by default (real time on one core)"""
+    picture: bool = True
+    """film the noise observer's table as it looks, for the phone (about 0.1 s a move);
+    off where nobody sees it (``demo --terminal``)"""
     match_id: str | None = None
     table: SimulatedTable | None = None
     matches_played: int = 0
@@ -43,8 +48,40 @@ class DemoTable:
             self.play_match(seed, stop)
             self.matches_played += 1
             seed += 1
-            if stop.wait(self.pause_between / self.speed):
+            if self._keep_finished(stop, self.pause_between / self.speed):
                 return
+
+    def _keep_finished(self, stop: threading.Event, pause: float) -> bool:
+        """Wait ``pause`` seconds before the next match; True when stopped. Someone may undo
+        the finished match's last move on the phone meanwhile: the table still shows it, so
+        the simulated players enter it again (else that match stayed open for good, with no
+        table behind it)."""
+        end = time.monotonic() + pause
+        while True:
+            self._reenter_truth()
+            left = end - time.monotonic()
+            if left <= 0:
+                self._reenter_truth()
+                return stop.is_set()
+            if stop.wait(min(left, 0.5)):
+                return True
+
+    def _reenter_truth(self) -> None:
+        mid, table = self.match_id, self.table
+        if mid is None or table is None:
+            return
+        try:
+            match = self.service.match(mid)
+            if match.game.outcome(match.state) is not None:
+                return
+            truth = table.truth.actions
+            if match.actions != truth[:len(match.actions)]:
+                return  # another story than the table's: the players' own to sort out
+            for text in truth[len(match.actions):]:
+                self.service.act(mid, text, None, source="players")
+        except ServiceError as exc:
+            logger.warning("the simulated players could not finish the match again: %s",
+                           exc.message)
 
     def play_match(self, seed: int, stop: threading.Event) -> None:
         """One match from its first frame to its end (or until ``stop``)."""
@@ -52,10 +89,23 @@ class DemoTable:
         mid = self.service.create(self.game, self.players, {}, None, seed,
                                   f"Demo table, match {self.matches_played + 1}",
                                   seats=table.seats)
-        self.match_id = mid
         # the simulated players end a stalled match on the phone, as people would
         table.on_phone = lambda text: self._players_end(mid, table)
-        runtime = Runtime(table, table.observer(), self.service, mid)
+        source: Any = table
+        if self.params.observer == "noise" and self.picture:
+            # the noise model reads no pixels: film the table as it looks for the phone
+            # (the real observer's frames are rendered already)
+            source = PicturedTable(table, self.players, seed)
+            self.service.croppers[mid] = source.crop
+        self.match_id = mid
+        runtime = Runtime(source, table.observer(), self.service, mid)
+        try:
+            self._follow(mid, table, runtime, stop)
+        finally:
+            self.service.croppers.pop(mid, None)  # its picture is gone with its table
+
+    def _follow(self, mid: str, table: SimulatedTable, runtime: Runtime,
+                stop: threading.Event) -> None:
         period = 1.0 / (table.fps * self.speed)
         pending_since: float | None = None
         while not stop.is_set():

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.terminal:
         return _terminal(args, service, DemoTable(service, game.info.name, args.players,
                                                   args.seed, speed=1e9, answer_after=0.0,
-                                                  params=params))
+                                                  params=params, picture=False))
     if not 0 < args.port < 65536:
         raise UserError(f"--port must be 1..65535, not {args.port}")
     import uvicorn

@@ -1,0 +1,141 @@
+"""The demo's picture of the table: the noise observer's table filmed as it looks.
+
+The demo's default observer (``noise``) reads no pixels, so its frames were abstract
+squares, and the phone showed them as "the camera's picture": a flat green rectangle a
+player could not recognise, nor judge a question against. :class:`PicturedTable` wraps the
+simulated table and gives the runtime each frame's table rendered as the camera would see it
+(the printed mat, dice, pyramids, cards: :class:`calibration.table_render.TableRenderer`),
+keeping the abstract frame as the settler's small grey stream (``Frame.lores``): motion,
+hands and the noise model work exactly as before, bit for bit. A view is rendered once
+(about 0.1 s), when the table first shows it; the frames a hand is over reuse it, since only
+a settled frame is ever shown or kept.
+
+It also cuts, for a question, the part of the picture that holds the doubtful objects,
+each ringed (:meth:`PicturedTable.crop`), which the match service keeps with the question.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine.observation import Expected, View
+from vision.frame import Frame
+
+logger = logging.getLogger(__name__)
+
+CROP_MIN_MM = 90.0
+"""A crop shows at least this much of the table around the doubtful objects, so that the
+players see where on the table they lie."""
+RING_BGR = (0, 200, 255)
+"""The highlight around a doubtful object (amber, as the question box)."""
+
+
+class PicturedTable:
+    """A frame source: ``table`` (a :class:`device.simtable.SimulatedTable` with the noise
+    observer) with each frame's image rendered; anything else is the table's own."""
+
+    def __init__(self, table: Any, players: int, seed: int) -> None:
+        from calibration.layouts import LayoutError
+        from calibration.table_render import TableRenderer
+
+        self.table = table
+        self.renderer: Any = None
+        try:
+            self.renderer = TableRenderer(table.game.info.name, players, seed)
+        except LayoutError as exc:  # no printed mat for this many players: abstract frames
+            logger.info("the demo shows abstract frames: %s", exc)
+        self._view: View | None = None
+        self._image: np.ndarray | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.table, name)
+
+    def read(self) -> Frame | None:
+        frame: Frame | None = self.table.read()
+        if frame is None or self.renderer is None:
+            return frame
+        scene = self.table.scenes_at[frame.seq]
+        if scene.view != self._view:
+            self.renderer.place(scene.view, thrown=scene.rolled)
+            self._image = self.renderer.render_still(scene.view, seed=frame.seq)
+            self._view = scene.view
+        assert self._image is not None
+        grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+        return Frame(self._image, frame.seq, frame.t, frame.source, lores=grey)
+
+    # --- where things lie in the picture -----------------------------------------------------
+    def _pixels(self, mat_mm: np.ndarray) -> np.ndarray:
+        r = self.renderer
+        table = r.mr.to_table(np.asarray(mat_mm, np.float64).reshape(-1, 2))
+        uv, _ = r.camera.project(np.column_stack([table, np.zeros(len(table))]))
+        return np.asarray(uv)
+
+    def locate(self, obj: Expected) -> tuple[np.ndarray, bool] | None:
+        """Pixel box (x0, y0, x1, y1) of ``obj`` in the picture, and whether it is the
+        object itself (True) or only its zone (False); None when it is not on the mat."""
+        r = self.renderer
+        if r is None:
+            return None
+        half = r.die_mm * 0.9
+        spots = [(x, y) for e, x, y, *_ in r.placement.dice if e == obj]
+        spots += [(x, y) for e, x, y, _ in r.placement.pieces.get(obj.zone, []) if e == obj]
+        if not spots:  # the same kind of object in its place, whatever it shows
+            spots = [(x, y) for e, x, y, *_ in r.placement.dice
+                     if e.kind == obj.kind and e.zone == obj.zone and e.slot == obj.slot
+                     and e.attr("type") == obj.attr("type")]
+        if spots:
+            x, y = spots[0]
+            corners = np.array([[x - half, y - half], [x + half, y - half],
+                                [x + half, y + half], [x - half, y + half]])
+            uv = self._pixels(corners)
+            return np.array([*uv.min(axis=0), *uv.max(axis=0)]), True
+        try:
+            zone = r.layout.zone(obj.zone)
+        except (KeyError, ValueError):
+            return None
+        polygon = zone.polygon
+        if obj.slot is not None:
+            polygon = next((s.polygon for s in zone.slots if s.id == obj.slot), polygon)
+        uv = self._pixels(np.array(polygon))
+        return np.array([*uv.min(axis=0), *uv.max(axis=0)]), False
+
+    def crop(self, objects: Sequence[Expected], width: int = 360) -> bytes | None:
+        """JPEG of the part of the last picture that holds ``objects``, each ringed; None
+        when none of them can be placed (or there is no picture)."""
+        if self._image is None or not objects:
+            return None
+        found = [hit for hit in (self.locate(o) for o in objects) if hit is not None]
+        if not found:
+            return None
+        image = self._image.copy()
+        boxes = np.array([box for box, _ in found])
+        for box, exact in found:
+            pad = 6 if exact else 2
+            cv2.rectangle(image, (int(box[0]) - pad, int(box[1]) - pad),
+                          (int(box[2]) + pad, int(box[3]) + pad), RING_BGR, 4 if exact else 3,
+                          cv2.LINE_AA)
+        x0, y0 = boxes[:, 0].min(), boxes[:, 1].min()
+        x1, y1 = boxes[:, 2].max(), boxes[:, 3].max()
+        # at least CROP_MIN_MM of table around them, in the crop's 4:3
+        px_per_mm = (boxes[0, 2] - boxes[0, 0]) / (2 * self.renderer.die_mm * 0.9) \
+            if found[0][1] else 1.0
+        least = max(CROP_MIN_MM * px_per_mm, 120.0)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        w = max(x1 - x0 + 40, least, (y1 - y0 + 40) * 4 / 3)
+        h = w * 3 / 4
+        height, full = image.shape[:2]
+        left = int(np.clip(cx - w / 2, 0, max(0, full - w)))
+        top = int(np.clip(cy - h / 2, 0, max(0, height - h)))
+        part = image[top:top + int(h), left:left + int(w)]
+        if part.size == 0:
+            return None
+        scale = width / part.shape[1]
+        part = cv2.resize(part, (width, max(1, round(part.shape[0] * scale))),
+                          interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        ok, jpeg = cv2.imencode(".jpg", part, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return jpeg.tobytes() if ok else None
