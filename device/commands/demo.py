@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                      params=params)
     stop = threading.Event()
     thread = threading.Thread(target=demo.run, args=(stop,), name="demo-table", daemon=True)
-    app = create_app(service.store, service=service, access=access,
+    app = create_app(service.store, service=service, access=access, game=game.info.name,
                      status=lambda: {"camera": "simulated table",
                                      "model": OBSERVER_TEXT[args.observer],
                                      "match": demo.match_id})

@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     # the server would make wherever it was started (the page says how to name one).
     enroller = Enroller(args.profile) if args.profile is not None else None
     if camera is None:
-        app = create_app(store, enroller=enroller, access=access)
+        app = create_app(store, enroller=enroller, access=access, game=args.game)
         stop = thread = None
     else:
         app, stop, thread = _live_app(store, camera, args.camera, enroller, access)
@@ -209,7 +209,7 @@ def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str,
     stop = threading.Event()
     thread = threading.Thread(target=runtime.run, args=(stop,), name="camera-runtime",
                               daemon=True)
-    app = create_app(store, service=service, enroller=enroller, access=access,
+    app = create_app(store, service=service, enroller=enroller, access=access, game=game,
                      status=lambda: {"camera": spec, "runtime": runtime.status, "match": mid,
                                      "camera_fit": table.camera_status})
     return app, stop, thread

@@ -80,7 +80,8 @@ class BodyLimit:
 
 def create_app(store: Store, *, service: MatchService | None = None,
                status: Callable[[], dict[str, Any]] | None = None,
-               enroller: Enroller | None = None, access: Access | None = None) -> FastAPI:
+               enroller: Enroller | None = None, access: Access | None = None,
+               game: str | None = None) -> FastAPI:
     """The app over ``store``.
 
     Args:
@@ -92,6 +93,8 @@ def create_app(store: Store, *, service: MatchService | None = None,
             API answers 404 with the reason.
         access: the table key (device.web.access); none: anyone may change the table, as
             on loopback.
+        game: the game on this table (``serve --game``): the page's New match form opens
+            on it.
     """
     service = service or MatchService(store)
     hub = Hub()
@@ -110,6 +113,7 @@ def create_app(store: Store, *, service: MatchService | None = None,
     app.state.service = service
     app.state.hub = hub
     app.state.enroller = enroller
+    app.state.game = game
     app.state.access = access = access or Access()
     # A club creates a match every few minutes and teaches a die in 30 or so photos.
     app.state.limits = {"matches": RateLimit(burst=10, every=30.0),

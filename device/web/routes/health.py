@@ -15,8 +15,15 @@ router = APIRouter(prefix="/api", tags=["health"])
 @router.get("/health", operation_id="health")
 def health(request: Request) -> dict[str, Any]:
     """Also what this client may do: ``open`` (no key needed), ``players`` (its key is the
-    table's) or ``spectator`` (read only); the page shows its controls by it."""
+    table's) or ``spectator`` (read only); the page shows its controls by it. ``match``: the
+    match the table's camera (or the demo) follows, which the page opens first; ``game``:
+    the game served (``serve --game``); ``enrolment``: whether dice can be taught here."""
     status = request.app.state.status
     access = request.app.state.access
-    return {"status": "ok", "version": engine.__version__, **status(),
-            "access": access.level(given_key(request.scope)), "private": access.private}
+    out = {"status": "ok", "version": engine.__version__, **status(),
+           "access": access.level(given_key(request.scope)), "private": access.private,
+           # the page offers "Teach a die" only where what is taught is kept (a profile)
+           "enrolment": request.app.state.enroller is not None}
+    if request.app.state.game is not None:  # the game served: the New match form's own
+        out["game"] = request.app.state.game
+    return out
