@@ -1,0 +1,174 @@
+"""Quarriors! (WizKids 2011, Mike Elliott & Eric Lang), base set, per
+shared/rules/quarriors-rulebook.txt and the card facts of shared/data/games/ (restated in
+data/base.json, see make_data.py).
+
+A turn is the rulebook's five phases: ``score`` (phase 1, only with creatures in the Ready
+Area) then ``cull``/``recall``/``done``; the draw and roll as chance outcomes, one die at a
+time (``draw DIE``: its share of the hidden bag; ``roll DIE FACE``: its faces' share);
+immediate effects, readying and summoning (phase 2, in any order, more draws and rolls as
+they come); ``attack`` (phase 3: each defending player's ``defend rN`` in turn and their
+reaction spells); ``capture`` (phase 4) and ``end`` (phase 5).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core import Event, Game, Outcome, Score, options_tuple
+from engine.errors import IllegalActionError, InvalidStateError
+from engine.games.quarriors import state as st
+from engine.games.quarriors.actions import Cast, Defend, Draw, Pick, QuarriorsAction, Roll, Use
+from engine.games.quarriors.actions import Word as WordAction
+from engine.games.quarriors.actions import parse as parse_text
+from engine.games.quarriors.load import load_state
+from engine.games.quarriors.moves import new_seat, start_turn
+from engine.games.quarriors.rules import INFO, RULES
+from engine.games.quarriors.setup import (
+    SetupError,
+    check_cards,
+    deal,
+    first_player,
+    wilds_and_box,
+)
+from engine.games.quarriors.state import QuarriorsState
+from engine.games.quarriors.turn import chance, legal, play
+from engine.games.quarriors.view import expected_view
+from engine.observation import View
+from engine.registry import register
+
+_LAST: dict[str, tuple[QuarriorsState, list[QuarriorsAction]]] = {}
+
+
+@register
+class Quarriors(Game[QuarriorsState, QuarriorsAction]):
+    info = INFO
+    rules = RULES
+
+    # --- setup ------------------------------------------------------------------------------
+    def new_state(self, players: int, options: Mapping[str, object] | None = None, *,
+                  setup: Mapping[str, Any] | None = None,
+                  seed: int | None = None) -> QuarriorsState:
+        """``setup``: ``cards`` (the 7 creature and 3 spell cards the table shows; default a
+        deal by the rulebook, seeded) and ``first_player`` (0-based, default 0)."""
+        if isinstance(players, bool) or not isinstance(players, int) \
+                or not INFO.seats(players):
+            raise InvalidStateError(f"Quarriors is for 2 to 4 players, not {players!r} "
+                                    f"({RULES['quarriors.players'].text})")
+        values = INFO.resolve_options(options)
+        setup = dict(setup or {})
+        unknown = set(setup) - {"cards", "first_player"}
+        if unknown:
+            raise SetupError(f"unknown setup keys {sorted(unknown)} (known: cards, "
+                             "first_player)")
+        cards = check_cards(setup["cards"]) if "cards" in setup \
+            else deal(random.Random(seed))
+        first = first_player(setup, players)
+        wilds, box = wilds_and_box(cards, players)
+        bag = st.counts([("basic_quiddity", 8), ("assistant", 4)])
+        state = QuarriorsState(players, options_tuple(values), cards, wilds, box,
+                               tuple(new_seat(bag) for _ in range(players)), first,
+                               turn_no=0)
+        return start_turn(state, first, [])
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> QuarriorsState:
+        return load_state(data, INFO)
+
+    # --- moves ------------------------------------------------------------------------------
+    def parse_action(self, text: str) -> QuarriorsAction:
+        return parse_text(text)
+
+    def legal_actions(self, state: QuarriorsState) -> list[QuarriorsAction]:
+        last = _LAST.get("last")
+        if last is not None and last[0] is state:
+            return list(last[1])
+        found = legal(state)
+        _LAST["last"] = (state, found)
+        return list(found)
+
+    def chance_outcomes(self, state: QuarriorsState) -> list[tuple[QuarriorsAction, float]]:
+        return chance(state)
+
+    def check(self, state: QuarriorsState, action: QuarriorsAction) -> None:
+        if action in self.legal_actions(state):
+            return
+        raise IllegalActionError(RULES[f"quarriors.{_rule_for(state, action)}"],
+                                 f"{action.to_str()!r} is not legal now ({_moment(state)})")
+
+    def _apply(self, state: QuarriorsState,
+               action: QuarriorsAction) -> tuple[QuarriorsState, tuple[Event, ...]]:
+        after, events = play(state, action)
+        return after, tuple(events)
+
+    def to_move(self, state: QuarriorsState) -> int | None:
+        if state.phase == "over":
+            return None
+        if state.phase == "attack" and state.attack is not None:
+            return state.attack.defender
+        return state.current
+
+    def random_action(self, state: QuarriorsState, rng: random.Random) -> QuarriorsAction:
+        """Chance by its odds; otherwise a kind of decision (spend, summon, attack, ...)
+        uniformly, then one of that kind, so random matches reach their end."""
+        outcomes = chance(state)
+        if outcomes:
+            return rng.choices([a for a, _ in outcomes], [p for _, p in outcomes], k=1)[0]
+        legal_now = self.legal_actions(state)
+        if not legal_now:
+            return super().random_action(state, rng)
+        kinds: dict[str, list[QuarriorsAction]] = {}
+        for a in legal_now:
+            kinds.setdefault(a.to_str().split()[0], []).append(a)
+        return rng.choice(kinds[rng.choice(sorted(kinds))])
+
+    # --- results ----------------------------------------------------------------------------
+    def score(self, state: QuarriorsState) -> tuple[Score, ...]:
+        return tuple(Score(p, s.glory, s.breakdown) for p, s in enumerate(state.seats))
+
+    def outcome(self, state: QuarriorsState) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        return Outcome(state.winners, state.reason)
+
+    def expected_view(self, state: QuarriorsState) -> View:
+        return expected_view(state)
+
+
+def _rule_for(state: QuarriorsState, action: QuarriorsAction) -> str:
+    """The rule an illegal action breaks, for the phone's message."""
+    if state.phase == "over":
+        return "game_over"
+    if chance(state) and not isinstance(action, Draw | Roll):
+        return "draw"
+    if isinstance(action, Draw | Roll):
+        return "draw"
+    if isinstance(action, Defend):
+        return "damaged_once" if state.phase == "attack" else "phases"
+    if isinstance(action, WordAction):
+        return {"score": "score", "done": "cull", "attack": "phases", "end": "phases"}[
+            action.word] if state.phase != "score" else "score"
+    if state.phase == "score":
+        return "score"
+    if isinstance(action, Pick):
+        return {"cull": "cull_used", "recall": "card_effect", "capture": "capture_cost"}[
+            action.verb]
+    if isinstance(action, Use):
+        return {"spend": "spend", "summon": "summon", "ready": "ready_spell",
+                "reroll": "reroll_active", "use": "card_effect", "retire": "end_spells"}[
+            action.verb]
+    if isinstance(action, Cast):
+        if action.attach:
+            return "no_attach_phase1" if state.phase == "cull" else "attach"
+        return "reaction" if state.phase == "attack" else "cast_phase"
+    return "phases"
+
+
+def _moment(state: QuarriorsState) -> str:
+    if state.phase == "over":
+        return "the match is over"
+    if chance(state):
+        return f"P{state.current + 1} draws and rolls"
+    if state.phase == "attack" and state.attack is not None:
+        return f"P{state.attack.defender + 1} defends against P{state.current + 1}'s attack"
+    return f"P{state.current + 1}'s turn, phase {state.phase}"
