@@ -12,6 +12,11 @@ and records what they decided:
 * ``Violation``: an alert quoting the rule, until the players fix the table, answer or undo;
 * ``NoChange``: nothing — but an open alert is closed when the table matches again.
 
+A reading that fits no legal move may mean the record, not the table, is wrong (a wrong
+answer, a misread die accepted): ``recovery`` (device.matches.recovery) then proposes the
+cheapest repair of the record, and after a few such readings "take the table as the camera
+sees it", each a one-tap question.
+
 A camera that vanishes is reopened with back-off; no event is lost, since every accepted
 move was stored before the next frame was taken.
 """
@@ -30,6 +35,7 @@ import numpy as np
 
 from calibration.table.protocol import TableReading
 from device.camera import CameraUnavailableError, FrameSource
+from device.matches.recovery import Recovery
 from device.matches.service import MatchService
 from device.observer_hands import HandSide
 from engine import Accepted, NoChange, Observation, Resolution
@@ -84,6 +90,8 @@ class Runtime:
     is: whether anything was done before is not known)"""
     hands: HandSide = field(default_factory=HandSide)
     """where the arm crossed into the picture while the table moved (who threw)"""
+    recovery: Recovery = field(default_factory=Recovery)
+    """the repairs of the record proposed when the camera is lost"""
 
     def __post_init__(self) -> None:
         outline = self.table.outline()
@@ -120,6 +128,9 @@ class Runtime:
         judged: dict[str, float] = {}
         resolution = self.service.see(self.match_id, observation, self.params,
                                       evidence=lambda: thumbnail(frame.image), timings=judged)
+        t2 = time.perf_counter()
+        self.recovery.after(self.service, self.match_id, resolution, observation, self.params)
+        recovered = (time.perf_counter() - t2) * 1000
         self._learn(resolution)
         self.settler.accept(frame.lores if frame.lores is not None else frame.image)
         if self.settler.last_small is not None:
@@ -129,7 +140,8 @@ class Runtime:
         timings = dict(self.table.timings)
         reconciled = judged.get("reconcile", 0.0)
         timings.update(observe=round((t1 - t0) * 1000, 1), reconcile=round(reconciled, 1),
-                       record=round((t3 - t1) * 1000 - reconciled, 1),
+                       recover=round(recovered, 1),
+                       record=round((t3 - t1) * 1000 - reconciled - recovered, 1),
                        cpu=round((time.process_time() - cpu0) * 1000, 1))
         step = Step(frame.seq, self._still_since if self._still_since is not None else frame.seq,
                     resolution, (t3 - t0) * 1000, observation, timings)

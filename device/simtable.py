@@ -63,6 +63,9 @@ class SimParams:
     inject_violations: float = 0.0
     """chance that a player makes an illegal move instead of a legal one (one whose table
     differs from the table of every legal move: others cannot be seen)"""
+    wrong_answers: float = 0.0
+    """chance that the players answer a "which was it?" question with a legal move that
+    is not what happened (device.sim_players): the camera must then repair the record"""
     max_moves: int | None = None
     """stop the match after this many true moves (short films for tests); None: play on"""
     observer: str = "real"
@@ -423,6 +426,20 @@ class SimFigures:
     at their true face, dice on the table)"""
     table_fits: int = 0
     """corrections the observers fitted from confirmed moves (calibration.table.learning)"""
+    readings: int = 0
+    players: dict[str, int] = field(default_factory=dict)
+    """the simulated players' counts (device.sim_players.SimPlayers.counts), summed; the
+    longest lost spell is the longest of all"""
+    ended_lost: int = 0
+    """matches that ended with the record off the table by a wrong answer"""
+
+    def add_players(self, counts: dict[str, int], lost: bool) -> None:
+        for key, value in counts.items():
+            if key == "lost_longest":
+                self.players[key] = max(self.players.get(key, 0), value)
+            else:
+                self.players[key] = self.players.get(key, 0) + value
+        self.ended_lost += int(lost)
 
     def merge(self, other: SimFigures) -> None:
         for name in ("matches", "moves", "exact", "accepted_without_question", "phone_moves",
@@ -431,6 +448,9 @@ class SimFigures:
         self.latency_frames += other.latency_frames
         self.dice_reads += other.dice_reads
         self.table_fits += other.table_fits
+        self.readings += other.readings
+        self.add_players(other.players, False)
+        self.ended_lost += other.ended_lost
         self.processing_ms += other.processing_ms
         for stage, values in other.stage_ms.items():
             self.stage_ms.setdefault(stage, []).extend(values)
@@ -460,6 +480,11 @@ class SimFigures:
             "dice_read_first": self._dice_read(first=True),
             "dice_read_last": self._dice_read(first=False),
             "table_fits": self.table_fits,
+            "readings": self.readings,
+            **{key: self.players.get(key, 0) for key in (
+                "wrong_answers", "readings_lost", "lost_longest", "repairs_proposed",
+                "repairs_taken", "repairs_declined", "tables_taken", "fixed_by_hand")},
+            "ended_lost": self.ended_lost,
         }
 
     def _dice_read(self, first: bool, n: int = DICE_READINGS) -> float | None:

@@ -23,6 +23,7 @@ and the reverse, and the per-stage timings.
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -30,6 +31,7 @@ from typing import IO, Any
 
 from device.matches.service import MatchService, ServiceError
 from device.runtime import Runtime, Step
+from device.sim_players import SimPlayers, Truth
 from device.simtable import Scene, SimFigures, SimParams, SimulatedTable
 from device.store import SQLiteStore
 from engine import Accepted, Ambiguous, Violation
@@ -126,6 +128,8 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
 
     def on_phone(text: str) -> None:
         """The players end the match on the phone (after telling it anything it lacks)."""
+        if people.lost_by_answer:  # they see the record is wrong when they come to end it
+            people.fix_by_hand()
         match = service.match(mid)
         missing = table.truth.actions[len(match.actions):]
         try:
@@ -141,16 +145,9 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
     wrong = False
     flagged: set[int] = set()
     reads: list[tuple[int, int]] = []  # dice right, dice on the table, per reading
-    states = [service.match(mid).state]  # the true state after each true move
-
-    def on_track(match: Any) -> bool:
-        """The recorded moves lead where the true ones did (two moves with one outcome,
-        such as a die raised by one card or set by another, are the same to the match)."""
-        n = len(match.actions)
-        while len(states) <= min(n, len(table.truth.actions)):
-            states.append(table.game.apply(states[-1], table.game.parse_action(
-                table.truth.actions[len(states) - 1]))[0])
-        return n <= len(table.truth.actions) and match.state == states[n]
+    truth = Truth(table.truth)
+    people = SimPlayers(service, mid, truth, table.params.wrong_answers,
+                         random.Random(f"answers {seed}"))
 
     for _ in range(max_frames):
         step = runtime.step()
@@ -158,6 +155,7 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
             break
         if step is None:
             continue
+        figures.readings += 1
         figures.processing_ms.append(step.processing_ms)
         for stage, ms in step.timings.items():
             figures.stage_ms.setdefault(stage, []).append(ms)
@@ -178,28 +176,31 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
                 if rec is not None:
                     rec["silent_illegal"] = True
         match = service.match(mid)
-        truth = table.truth.actions
-        if not on_track(match):
+        truth_moves = table.truth.actions
+        if people.reading():
+            # the record is off the table by the players' wrong answer: it is the camera's
+            # to repair (device.matches.recovery), the players only answer its proposals
+            if rec is not None:
+                rec["lost"] = people.lost_for
+        elif not truth.on_track(match):
             # accepted something that did not happen: the players undo it and enter what
             # they really did (else the camera, seeing the same table, proposes it again)
             wrong = True
             undone = []
-            while not on_track(match):
+            while not truth.on_track(match):
                 undone.append(str(match.actions[-1]))
                 service.undo(mid, None)
                 match = service.match(mid)
             if not scene.illegal:
-                for text in truth[len(match.actions):]:
+                for text in truth_moves[len(match.actions):]:
                     service.act(mid, text, None)
             if rec is not None:
                 rec["wrong_undone"] = undone
         pending = service.view(mid)["pending"]
         if pending and not scene.illegal:
-            missing = list(truth[len(service.match(mid).actions):])
-            for i, text in enumerate(missing):
-                service.act(mid, text, None, answer_to=pending["seq"] if i == 0 else None)
+            answered = people.answer(pending)
             if rec is not None:
-                rec["answered"] = missing
+                rec["answered"] = answered if answered is not None else pending["text"]
         if report is not None and rec is not None:
             report.append(rec)
     match = service.match(mid)
@@ -210,13 +211,15 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
         assert isinstance(reader, TableReader)
         learner = reader.dice.learner
         figures.table_fits += learner.fits if learner is not None else 0
+    figures.add_players(people.counts, lost=people.lost_by_answer)
     figures.matches += 1
     figures.moves += len(table.truth.actions)
     figures.violations_injected += len(table.injected)
     figures.violations_flagged += len(flagged)
     figures.accepted_without_question += sum(
         1 for entry in match.live_entries if entry.source == "camera")
-    exact = not wrong and match.state == table.truth.state
+    exact = not wrong and not people.counts["fixed_by_hand"] and \
+        match.state == table.truth.state
     if exact:
         figures.exact += 1
     if report is not None:

@@ -42,7 +42,15 @@ def register(sub: Any) -> None:
                     "time), dice_read_first / dice_read_last (dice read at their true face in "
                     "the first / last 5 readings with dice of each match: the last show what "
                     "the table learnt of its dice from confirmed moves), table_fits (how often "
-                    "it refitted what it learnt), observer (which observer ran). By default "
+                    "it refitted what it learnt), observer (which observer ran); with "
+                    "--wrong-answers: readings, wrong_answers (answers given wrong), "
+                    "readings_lost (readings taken while a wrong answer kept the record off "
+                    "the table), lost_longest "
+                    "(the longest such spell, in readings), repairs_proposed / _taken / "
+                    "_declined (the camera's proposals to repair the record, and the "
+                    "players' answers), tables_taken ('take the table as the camera sees "
+                    "it' taken), fixed_by_hand (records the players had to put right "
+                    "themselves: those matches are not exact), ended_lost. By default "
                     "every frame is a rendered table (mat, dice, pyramids, cards, an arm, light "
                     "changes, camera bumps) read by the real pipeline: settler, dice reader, "
                     "face reader, pieces readers, calibration made from a photo of the mat "
@@ -55,6 +63,10 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="first seed (0)")
     p.add_argument("--inject-violations", type=float, default=0.0, metavar="P",
                    help="chance that a move is an illegal one (0)")
+    p.add_argument("--wrong-answers", type=float, default=0.0, metavar="P",
+                   help="chance that the simulated players answer a 'which was it?' "
+                        "question with a legal move that did not happen (0): the camera "
+                        "must then repair the record (see readings_lost, repairs_*)")
     p.add_argument("--observer", choices=("real", "noise"), default="real",
                    help="real: rendered frames through the real pipeline (default); noise: "
                         "the noise model on the true table, no pixels read")
@@ -88,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--matches must be at least 1")
     if not 0 <= args.inject_violations <= 0.5:
         raise UserError("--inject-violations must be between 0 and 0.5")
+    if not 0 <= args.wrong_answers <= 1:
+        raise UserError("--wrong-answers must be between 0 and 1")
     if args.workers < 1:
         raise UserError("--workers must be at least 1")
     if not 0 <= args.misread < 0.5:
@@ -105,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
     if args.dice not in DICE_STYLES:
         raise UserError(f"--dice must be one of {', '.join(DICE_STYLES)}, not {args.dice!r}")
     params = SimParams(inject_violations=args.inject_violations, misread=args.misread,
-                       observer=args.observer, dice=args.dice, learn=not args.no_learn)
+                       observer=args.observer, dice=args.dice, learn=not args.no_learn,
+                       wrong_answers=args.wrong_answers)
     try:
         report = open(args.report, "w", encoding="utf-8") if args.report else None
     except OSError as exc:

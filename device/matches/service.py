@@ -18,6 +18,7 @@ from typing import Any
 
 from device.matches.corrections import Amendment, amend, amendments
 from device.matches.questions import doubtful, focus_dict
+from device.matches.recovery import RepairError, apply_repair
 from device.matches.views import match_view, replay_index, replay_step
 from device.store import Store, StoreError, load_checked
 from engine import (
@@ -394,6 +395,33 @@ class MatchService:
                 raise ServiceError(422, "answer/not_a_question",
                                    f"entry {seq} is not a question or an alert")
             match.note("answer", text, source=source, data={"question": seq})
+
+        return self._commit(match_id, version, change)
+
+    def propose(self, match_id: str, text: str, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Ask the players to repair the record (device.matches.recovery): a question of
+        the camera's own, asked while its alert stays open (the alert is not raised again
+        over it while the table stays the same)."""
+        live = self._get(match_id)
+        view = self.note(match_id, "question", text, data=data)
+        if live.alert.at is not None:
+            live.alert.at = len(live.match.entries)
+        return view
+
+    def repair(self, match_id: str, question: int, version: int | None, choice: int = 0,
+               source: str = "phone") -> dict[str, Any]:
+        """Carry out repair ``choice`` of those the question at ``question`` proposed (one
+        tap): a correction entry with the camera's last picture, the undos and the actions,
+        in one transaction (device.matches.recovery.apply_repair)."""
+        picture = self.picture(match_id)
+
+        def change(match: Match) -> dict[int, bytes]:
+            try:
+                seq = apply_repair(match, question, choice, source)
+            except RepairError as exc:
+                raise ServiceError(409 if exc.code == "repair/stale" else 422, exc.code,
+                                   exc.message) from None
+            return {seq: picture[1]} if picture is not None else {}
 
         return self._commit(match_id, version, change)
 

@@ -77,6 +77,17 @@ class AnswerIn(BaseModel):
     version: int | None = Field(default=None, ge=0)
 
 
+class RepairIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: int = Field(ge=0, description="the entry of the camera's proposed repair "
+                                            "(a question whose data.type is 'repair' or "
+                                            "'table')")
+    choice: int = Field(default=0, ge=0, le=9,
+                        description="which of the proposal's data.choices (0: the first)")
+    version: int | None = Field(default=None, ge=0)
+
+
 class NamesIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

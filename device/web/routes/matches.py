@@ -1,5 +1,5 @@
-"""Matches: create, list, view, act, answer, undo, correct, name the players, record,
-replay, evidence, and the live WebSocket."""
+"""Matches: create, list, view, act, answer, undo, correct, repair, name the players,
+record, replay, evidence, and the live WebSocket."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from device.web.schemas import (
     ErrorOut,
     MatchIn,
     NamesIn,
+    RepairIn,
     UndoIn,
 )
 from engine import Match
@@ -82,6 +83,16 @@ def answer(match_id: str, body: AnswerIn, service: ServiceDep) -> dict[str, Any]
 def undo(match_id: str, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
     """Take back the last action, or every action back to and including entry ``to``."""
     return service.undo(match_id, body.version, to=body.to)
+
+
+@router.post("/{match_id}/repairs", operation_id="repair", responses=ERRORS)
+def repair(match_id: str, body: RepairIn, service: ServiceDep) -> dict[str, Any]:
+    """Take the camera's proposed repair of the record (a question with ``data.type``
+    ``repair``: take back ``undo``, record ``actions``; or ``table``: "take the table as the
+    camera sees it"), one tap: a correction entry with the camera's picture, then the undos
+    and the actions. 409 when the match changed since it was proposed; decline it with
+    /answers."""
+    return service.repair(match_id, body.question, body.version, choice=body.choice)
 
 
 @router.post("/{match_id}/end", operation_id="end_match", responses=ERRORS)

@@ -1,0 +1,203 @@
+"""The camera never stays lost: proposals to repair the record, asked as one-tap questions.
+
+When a reading fits no legal move from the recorded state (an alert), the record may be
+what is wrong: the players answered a question with the wrong move, or the camera accepted
+a misread die, and the table has gone on since. :class:`Recovery` (one per followed match,
+kept by the runtime) then asks engine.recovery for the cheapest repair (take back the last
+few actions and record what the table shows) and, when one fits, puts it to the players as
+a question (``data.type`` ``repair``). After :data:`LOST_AFTER` readings in a row with no
+fit, it offers "take the table as the camera sees it" (``data.type`` ``table``): the legal
+record nearest to what is seen.
+
+The question's data (for the page): ``type``, ``undo`` (the recorded actions taken back,
+oldest first), ``undo_seqs`` (their log entries), ``actions`` (then recorded), ``words``
+(the same in a sentence), ``lost`` (readings in a row that fitted nothing), ``violation``
+(the alert that started it). ``POST /api/matches/{id}/repairs {question, version}``
+carries it out (:func:`apply_repair`: one correction entry, with the camera's picture,
+then the undos and the actions, stored in one transaction); ``/answers`` with "no"
+declines it, and the same repair is not proposed again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine import Accepted, Ambiguous, Match, NoChange, Observation, Resolution, Violation
+from engine.reconcile import Params
+from engine.recovery import Repair, find_repairs
+
+if TYPE_CHECKING:
+    from device.matches.service import MatchService
+
+logger = logging.getLogger(__name__)
+
+LOST_AFTER = 3
+"""Readings in a row that fit nothing before "take the table as the camera sees it" is
+offered (a repair that fits is proposed at once)."""
+MAX_UNDO = 3
+"""Recorded actions a repair may take back: a wrong answer is found at the next reading
+or two, while the moves since are few."""
+TABLE_UNDO = 6
+"""... and "take the table as the camera sees it", which looks further back."""
+REPAIR_TYPES = ("repair", "table")
+
+
+@dataclass
+class Recovery:
+    """What one match's camera has been lost for, and the repairs it proposed."""
+
+    lost: int = 0
+    """readings in a row that fitted no legal move from the record (alerts)"""
+    proposed: int = 0
+    searches_ms: list[float] = field(default_factory=list)
+
+    def after(self, service: MatchService, match_id: str, res: Resolution,
+              observation: Observation, params: Params) -> list[Repair]:
+        """Called with each reading's resolution: proposes repairs when the camera is lost
+        (returns them), and counts the readings lost."""
+        if isinstance(res, (Accepted, NoChange, Ambiguous)):
+            self.lost = 0
+            return []
+        assert isinstance(res, Violation)
+        self.lost += 1
+        match = service.match(match_id)
+        history = _history(match)
+        kind = "repair"
+        repairs = find_repairs(match.game, history[-MAX_UNDO:], observation, params,
+                               max_undo=MAX_UNDO)
+        if self.lost >= LOST_AFTER and (not repairs or _asked(match, repairs, kind)):
+            kind = "table"
+            repairs = [r for r in find_repairs(match.game, history[-TABLE_UNDO:], observation,
+                                               params, max_undo=TABLE_UNDO, need_fit=False)
+                       if r.undo or r.actions]
+        if not repairs or _asked(match, repairs, kind):
+            return []
+        live = [e.seq for e in match.live_entries]
+        options = [{**r.to_dict(), "undo_seqs": live[len(live) - len(r.undo):],
+                    "words": words(r, kind)} for r in repairs]
+        data = {"type": kind, **options[0], "choices": options, "lost": self.lost,
+                "violation": res.to_dict()}
+        service.propose(match_id, words(repairs[0], kind) if len(repairs) == 1 else
+                        _ask(kind, len(repairs)), data)
+        self.proposed += 1
+        return repairs
+
+
+def _history(match: Match) -> list[tuple[Any, str, float]]:
+    """The live actions with the state before each and how likely each is wrong: a camera
+    move by its confidence; the players' answer by how much the camera believed the move
+    they chose (an answer against its favourite is the first suspect); a move entered by
+    hand, 5 %."""
+    out = []
+    answered: dict[int, Mapping[str, Any]] = {}  # action seq -> the question it answered
+    entries = match.entries
+    for entry in entries:
+        if entry.kind == "answer" and isinstance(entry.data.get("question"), int):
+            q = entry.data["question"]
+            if 0 <= q < len(entries):
+                answered[entry.seq + 1] = entries[q].data
+    for entry in match.live_entries:
+        doubt = HAND_DOUBT
+        if entry.source == "camera" and entry.confidence is not None:
+            doubt = 1.0 - entry.confidence
+        elif entry.seq in answered:
+            chosen = [c.get("posterior", 0.0) for c in answered[entry.seq].get("candidates", [])
+                      if c.get("actions") and c["actions"][0] == entry.text]
+            doubt = 1.0 - (max(chosen) if chosen else 0.5)
+        out.append((match.state_before(entry.seq), entry.text,
+                    min(max(doubt, MIN_DOUBT), 1.0 - MIN_DOUBT)))
+    return out
+
+
+HAND_DOUBT = 0.05
+MIN_DOUBT = 0.01
+
+
+def _ask(kind: str, n: int) -> str:
+    if kind == "table":
+        return f"The camera cannot follow the game. Which of these {n} is the table?"
+    return f"The camera lost track. Which of these {n} happened?"
+
+
+def words(repair: Repair, kind: str) -> str:
+    """The proposal in a sentence (the page may word it its own way from the data)."""
+    undo = ", ".join(repair.undo)
+    then = "; ".join(a.to_str() for a in repair.actions) or "nothing"
+    if kind == "table":
+        lead = "The camera cannot follow the game. Take the table as it sees it"
+    else:
+        lead = "The camera lost track. Fix the record"
+    if undo:
+        return f"{lead}: take back {undo}, then record {then}?"
+    return f"{lead}: record {then}?"
+
+
+def _asked(match: Match, repairs: list[Repair], kind: str) -> bool:
+    """The same repair is open now, or was declined, since the record last changed (a
+    proposal hidden by a later alert is asked again)."""
+    key = {"type": kind, "choices": [r.key() for r in repairs]}
+    answered: set[int] = set()
+    latest = True  # no question or alert logged after this entry
+    for entry in reversed(match.entries):
+        if entry.kind in ("action", "undo", "correction"):
+            return False  # the record changed: a repair asked before is another one
+        if entry.kind == "answer" and isinstance(entry.data.get("question"), int):
+            answered.add(entry.data["question"])
+        if entry.kind in ("question", "violation"):
+            if entry.kind == "question" and _same(entry.data, key):
+                return latest or entry.seq in answered
+            latest = False
+    return False
+
+
+def _same(data: Mapping[str, Any], key: Mapping[str, Any]) -> bool:
+    choices = [(tuple(c.get("undo", [])), tuple(c.get("actions", [])))
+               for c in data.get("choices", [])]
+    return data.get("type") in REPAIR_TYPES and data.get("type") == key["type"] \
+        and choices == key["choices"]
+
+
+class RepairError(Exception):
+    """A repair that cannot be carried out now: (code, message)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def apply_repair(match: Match, question: int, choice: int = 0, source: str = "phone") -> int:
+    """Carry out repair ``choice`` proposed by the question at ``question``: one ``correction``
+    entry saying what changes, then the undos and the actions (all judged by the rules).
+    Returns the correction's seq. RepairError when the entry is no open repair, or the
+    record changed since it was proposed."""
+    if not 0 <= question < len(match.entries):
+        raise RepairError("repair/not_a_repair", f"entry {question} is not in this match")
+    entry = match.entries[question]
+    data = entry.data
+    if entry.kind != "question" or data.get("type") not in REPAIR_TYPES:
+        raise RepairError("repair/not_a_repair", f"entry {question} is not a proposed repair")
+    if any(e.kind in ("answer", "action", "undo", "correction")
+           for e in match.entries[question + 1:]):
+        raise RepairError("repair/stale", "the match changed since this repair was proposed: "
+                                          "look again")
+    choices = data.get("choices") or [data]
+    if not 0 <= choice < len(choices):
+        raise RepairError("repair/no_choice", f"choice {choice} is not one of the "
+                                              f"{len(choices)} proposed")
+    picked = choices[choice]
+    undo = [str(t) for t in picked.get("undo", [])]
+    if undo and match.actions[-len(undo):] != undo:
+        raise RepairError("repair/stale", "the recorded moves are no longer those the repair "
+                                          "takes back")
+    actions = [match.game.parse_action(str(t)) for t in picked.get("actions", [])]
+    note = match.note("correction", str(picked.get("words", entry.text)), source=source,
+                      data={"question": question, "repair": data.get("type"), "choice": choice,
+                            "undone": undo, "actions": [a.to_str() for a in actions]})
+    for text in reversed(undo):
+        match.undo(source=source, reason=f"undo {text} (repair {note.seq})")
+    for action in actions:
+        match.push(action, source=source, data={"correction": note.seq})
+    return note.seq
