@@ -44,3 +44,16 @@ def test_every_data_file_in_a_package_is_in_package_data() -> None:
         if not any(fnmatch(rel, g) and rel.count("/") == g.count("/") for g in patterns):
             missing.append(path)
     assert not missing, f"not in [tool.setuptools.package-data]: {missing}"
+
+
+def test_every_package_in_the_checkout_is_listed() -> None:
+    """pyproject lists the packages by name (their names are generic): a folder of code
+    left out installs nothing of it. device.matches was missing, so `pip install .` (the
+    README's quick start) gave a dicetable whose every command that serves a match failed
+    to import device.matches."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    tops = {p.split(".")[0] for p in listed}
+    found = {str(init.parent.relative_to(ROOT)).replace("/", ".")
+             for top in tops for init in (ROOT / top).rglob("__init__.py")}
+    assert sorted(found - listed) == []

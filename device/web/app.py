@@ -6,7 +6,6 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from importlib import resources
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -23,6 +22,7 @@ from device.matches.service import MatchService, ServiceError
 from device.store import Store, StoreError
 from device.web.access import KEY_HEADER, Access, Guard, RateLimit, RateLimited
 from device.web.hub import Hub
+from device.web.pagefiles import add_docs, page_directory
 from device.web.routes import enrolment, games, health, matches
 
 logger = logging.getLogger(__name__)
@@ -108,8 +108,10 @@ def create_app(store: Store, *, service: MatchService | None = None,
         finally:
             service.listeners.remove(hub.publish)
 
+    # /docs from local files (device.web.pagefiles): FastAPI's own loads Swagger UI from a CDN
     app = FastAPI(title="dicetable", version=engine.__version__, lifespan=lifespan,
-                  description="The companion's API: matches, actions, live updates.")
+                  description="The companion's API: matches, actions, live updates.",
+                  docs_url=None, redoc_url=None)
     app.state.service = service
     app.state.hub = hub
     app.state.enroller = enroller
@@ -170,9 +172,10 @@ def create_app(store: Store, *, service: MatchService | None = None,
     app.include_router(games.router)
     app.include_router(matches.router)
     app.include_router(enrolment.router)
-    static = resources.files("device.web").joinpath("static")
-    app.router.routes.append(_Page("/", app=StaticFiles(directory=str(static), html=True),
-                                   name="static"))
+    add_docs(app)
+    # a copy: a reinstall while the server runs must not take its page away (pagefiles)
+    app.router.routes.append(_Page("/", app=StaticFiles(directory=str(page_directory()),
+                                                        html=True), name="static"))
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
