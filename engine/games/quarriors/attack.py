@@ -4,8 +4,8 @@ Every opponent with a creature defends against the same attack total, counted fo
 2a: a defender's protection acts on their total only), one defender at a time. This engine
 resolves the defending players one after another, clockwise from the attacker's left (RULES
 attack_order; the rulebook has them defend "simultaneously and individually", which gives the
-same result whenever the order does not matter). A defending player's total is counted when
-they choose their first defender, so their reaction spells (RULES reaction) come first.
+same result whenever the order does not matter). Every defending player's total is counted
+when the attack is declared (step 1); their reaction spells (RULES reaction) act on it.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ def declare(state: QuarriorsState, events: Events) -> QuarriorsState:
     order = tuple(p for p in _clockwise(state) if creatures(state, p))
     if not order:
         return replace(state, phase="capture")
-    return replace(state, phase="attack", attack=Attack(order))
+    totals = tuple(attack_total(state, me, d) for d in order)
+    return replace(state, phase="attack", attack=Attack(order, totals, 0, totals[0]))
 
 
 def _clockwise(state: QuarriorsState) -> list[int]:
@@ -81,7 +82,7 @@ def defend(state: QuarriorsState, action: QuarriorsAction,
     me = state.current
     att = state.attack
     d = att.defender
-    total = attack_total(state, me, d) if att.total is None else att.total
+    total = att.total
     seat = state.seats[d]
     rd = seat.ready[action.index]
     guard = defense(state, d, rd)
@@ -107,12 +108,12 @@ def defend(state: QuarriorsState, action: QuarriorsAction,
             # Mighty Deathdealer: "the first time a creature is destroyed while it attacks a
             # given opponent, add Deathdealer's attack again to your total against that
             # opponent (once per attack per player)"
-            att = replace(att, total=(att.total or 0) + attack_against(state, me, dealer, d))
+            att = replace(att, total=att.total + attack_against(state, me, dealer, d))
     state = replace(state, attack=att)
     left = [i for i in creatures(state, d) if not state.seats[d].ready[i].damaged]
-    if (att.total or 0) > 0 and left:
+    if att.total > 0 and left:
         return state  # 2d: "that opponent must choose another Creature to defend"
-    if (att.total or 0) > 0:
+    if att.total > 0:
         events.append(Event("lost_damage", f"{att.total} damage against P{d + 1} is lost "
                             "(FAQ: leftover damage is lost)", d))
     return _next_defender(state, events)
@@ -124,7 +125,8 @@ def _next_defender(state: QuarriorsState, events: Events) -> QuarriorsState:
     for index in range(att.index + 1, len(att.order)):
         if any(not state.seats[att.order[index]].ready[i].damaged
                for i in creatures(state, att.order[index])):
-            return replace(state, attack=Attack(att.order, index))
+            return replace(state, attack=Attack(att.order, att.totals, index,
+                                                att.totals[index]))
     # the attack is over: "damaged" only lasts for this attack
     seats = tuple(replace(s, ready=tuple(sorted(
         ReadyDie(r.die, r.face, r.attached, False, r.zeroed) for r in s.ready)))

@@ -71,7 +71,7 @@ def load_state(data: Mapping[str, Any], info: GameInfo) -> QuarriorsState:
                     bool(t["mighty_warrior"]), _ints(t["lost"]), bool(t["victory_spell"]))
         a = data.get("attack")
         attack = None if a is None else Attack(
-            _ints(a["order"]), int(a["index"]), None if a["total"] is None else int(a["total"]),
+            _ints(a["order"]), _ints(a["totals"]), int(a["index"]), int(a["total"]),
             int(a["destroyed"]), None if a["last"] is None else
             (str(a["last"][0]), str(a["last"][1]), str(a["last"][2])))
         state = QuarriorsState(players, options, cards, _counts(data["wilds"]),

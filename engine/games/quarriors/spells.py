@@ -9,7 +9,6 @@ from itertools import product
 from engine.core import Event
 from engine.games.quarriors import state as st
 from engine.games.quarriors.actions import Cast, QuarriorsAction, Target
-from engine.games.quarriors.dice import DICE
 from engine.games.quarriors.moves import Events, destroy, gain_glory, put_ready, to_used
 from engine.games.quarriors.state import QuarriorsState, ReadyDie
 from engine.games.quarriors.stats import (
@@ -178,9 +177,13 @@ def _effect(state: QuarriorsState, who: int, name: str, burst: int,
     if name == "Life Incantation":
         (p, _), rd = where[0], targets[0]
         att = state.attack
-        if att is not None and att.total is not None:
-            # the creature's share of the total already counted against this defender
-            att = replace(att, total=max(0, att.total - attack_against(state, p, rd, who)))
+        if att is not None:
+            # its share of the totals already counted against this and the later defenders
+            share = [attack_against(state, p, rd, d) for d in att.order]
+            totals = tuple(max(0, t - s) if k >= att.index else t
+                           for k, (t, s) in enumerate(zip(att.totals, share, strict=True)))
+            att = replace(att, totals=totals,
+                          total=max(0, att.total - share[att.index]))
         seat = state.seats[p]
         ready = list(seat.ready)
         ready[ready.index(rd)] = replace(rd, zeroed=True)
@@ -198,6 +201,3 @@ def _effect(state: QuarriorsState, who: int, name: str, burst: int,
     state = state.seat(who, seat)
     state = put_ready(state, who, ReadyDie(die, face_label, damaged=True))
     return replace(state, attack=replace(att, last=None))
-
-
-__all__ = ["DICE", "cast", "cast_actions", "caster", "reaction_actions"]

@@ -116,9 +116,11 @@ class Attack:
 
     Attributes:
         order: the defending players, clockwise from the attacker's left (RULES attack_order).
+        totals: the attack total against each of them, counted when the attack is declared
+            (step 1: "each opponent receives the same attack total", then each defender's own
+            protection, step 2a, acts on theirs).
         index: which of them is defending now.
-        total: the attack total left against that defender; None until they choose their first
-            defender (until then they may apply protection, step 2a).
+        total: the attack total left against that defender.
         destroyed: creatures destroyed by this attack so far (Mighty Deathdealer: the first
             time against each defender).
         last: the defender's creature destroyed last (die, face, where it went), for a
@@ -126,8 +128,9 @@ class Attack:
     """
 
     order: tuple[int, ...]
+    totals: tuple[int, ...]
     index: int = 0
-    total: int | None = None
+    total: int = 0
     destroyed: int = 0
     last: tuple[str, str, str] | None = None
 
@@ -136,7 +139,8 @@ class Attack:
         return self.order[self.index]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"order": list(self.order), "index": self.index, "total": self.total,
+        return {"order": list(self.order), "totals": list(self.totals), "index": self.index,
+                "total": self.total,
                 "destroyed": self.destroyed, "last": list(self.last) if self.last else None}
 
 

@@ -22,7 +22,6 @@ from engine.games.quarriors.actions import (
     Pick,
     QuarriorsAction,
     Roll,
-    Target,
     Use,
     Word,
 )
@@ -43,7 +42,7 @@ from engine.games.quarriors.moves import (
 )
 from engine.games.quarriors.spells import cast, cast_actions
 from engine.games.quarriors.state import QuarriorsState, ReadyDie
-from engine.games.quarriors.stats import card_of, cost, glory, is_creature, named, summon_cost
+from engine.games.quarriors.stats import card_of, cost, glory, is_creature, summon_cost
 
 
 def chance(state: QuarriorsState) -> list[tuple[QuarriorsAction, float]]:
@@ -382,10 +381,3 @@ def _ready_spell(state: QuarriorsState, action: Use, active: st.Dice,
         state = state.seat(me, replace(state.me, active=active))
     events.append(Event("spell", f"P{me + 1} readies {name}: it takes effect at once", me))
     return refill(replace(state, turn=turn), events)
-
-
-def unused(_: object) -> None:
-    """Keep imports that only the type checker needs from looking unused."""
-
-
-__all__ = ["Target", "chance", "gain_glory", "legal", "named", "play"]
