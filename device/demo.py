@@ -46,6 +46,8 @@ class DemoTable:
         seed = self.seed
         while not stop.is_set():
             self.play_match(seed, stop)
+            if stop.is_set():
+                return
             self.matches_played += 1
             seed += 1
             if self._keep_finished(stop, self.pause_between / self.speed):
@@ -68,8 +70,8 @@ class DemoTable:
 
     def _reenter_truth(self) -> None:
         mid, table = self.match_id, self.table
-        if mid is None or table is None:
-            return
+        if mid is None or table is None or table.game.outcome(table.truth.state) is None:
+            return  # only a match the table finished is finished again
         try:
             match = self.service.match(mid)
             if match.game.outcome(match.state) is not None:

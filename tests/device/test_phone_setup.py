@@ -20,8 +20,13 @@ def test_pyramid_dice_cards_with_a_mistake_then_start(server: tuple[str, Any],
     url, app = server
     page.goto(url + "/#/new")
     page.locator("#game-select").select_option("pyramid_dice")
-    page.wait_for_selector(".card-row[data-row='27']")
+    page.wait_for_selector(".card-row[data-row='27']", state="attached")
     assert "EXAMPLE — not the box's contents" in page.locator("#cards-box .warning").inner_text()
+    # the example's 28 rows are folded: the form is short, Start within about two screens
+    assert page.locator(".card-row[data-row='0']").is_hidden()
+    assert page.evaluate("document.querySelector('#new-form button[type=submit]')"
+                         ".getBoundingClientRect().bottom + scrollY") < 2 * 844
+    page.locator("#card-rows-box > summary").click()
 
     page.get_by_label("card 3 number", exact=True).fill("0")
     row = page.locator(".card-row[data-row='2']")
@@ -41,6 +46,7 @@ def test_pyramid_dice_cards_with_a_mistake_then_start(server: tuple[str, Any],
     page.wait_for_selector("#cards-box .msg:has-text('20 treasure')", state="hidden")
     assert "21 treasure + 7 god = 28 cards" in page.locator("#card-tally").inner_text()
 
+    page.locator("#pyramid-box > summary").click()
     page.locator("#placement-on").check()
     page.get_by_label("card in r7c1", exact=True).wait_for()
     apex = page.get_by_label("card in r1c1", exact=True).input_value()

@@ -4,7 +4,7 @@
 "use strict";
 const $ = (sel, root = document) => root.querySelector(sel);
 const state = { matchId: null, view: null, ws: null, games: [], live: null, replay: null,
-  access: "open" };
+  access: "open", tableMatch: null, servedGame: null, answerTo: null, shown: null, routed: false };
 
 // --- the table's key ---------------------------------------------------------------------
 // The players' link carries the table's key (?key=...). The page keeps it in this phone's
@@ -35,7 +35,9 @@ function withKey(url) {
 async function checkAccess() {
   let access = "spectator", text = "";
   try {
-    access = (await api("/api/health")).access || "open";
+    const health = await api("/api/health");
+    access = health.access || "open";
+    tableHealth(health);
     if (access === "spectator") {
       text = tableKey ? "Watching only: this is not the table's key any more. Scan the players' QR code again to play."
         : "Watching only. To play, scan the players' QR code shown where the table's server runs.";
@@ -50,6 +52,34 @@ async function checkAccess() {
   $("#watching").textContent = text;
 }
 
+// What the server says of its table: the match its camera (or the demo) follows, the game it
+// serves, whether dice can be taught here.
+function tableHealth(health) {
+  state.tableMatch = health.match || null;
+  state.servedGame = health.game || null;
+  // "Teach a die" only where the server keeps what is taught (serve --profile)
+  $("#enrol-btn").hidden = !health.enrolment;
+}
+
+// When the table's match ends, the table plays on (the demo starts the next match): the page
+// follows it, saying so, instead of sitting on "Match over".
+function followNext(view) {
+  clearTimeout(followNext.timer);
+  if (!view.outcome || view.id !== state.tableMatch) { $("#m-next").hidden = true; return; }
+  $("#m-next").hidden = false;
+  $("#m-next").textContent = "Match over. The page follows the table's next match as soon as it starts.";
+  followNext.timer = setTimeout(async () => {
+    if (state.matchId !== view.id) return;
+    try { tableHealth(await api("/api/health")); } catch (e) { /* the banner says so */ }
+    if (state.tableMatch && state.tableMatch !== view.id && state.matchId === view.id) {
+      toast("The next match has started: following it.", "ok");
+      location.replace("#/m/" + state.tableMatch);
+    } else if (state.matchId === view.id) {
+      followNext(state.view || view);
+    }
+  }, 2500);
+}
+
 // --- the connection ------------------------------------------------------------------------
 const conn = {lost: false, since: 0};
 
@@ -58,6 +88,7 @@ function setConnection(ok, text, action = null) {
   conn.lost = !ok;
   $("#conn").classList.toggle("on", ok);
   $("#conn").textContent = ok ? "live" : "offline";
+  liveBadge();
   banner.hidden = ok;
   if (!ok) banner.replaceChildren(text, action ? " " : "", action || "");
 }
@@ -112,8 +143,14 @@ function toast(message, kind = "") {
 const VIEWS = ["list-view", "new-view", "enrol-view", "match-view", "replay-view"];
 function show(id) {
   for (const s of VIEWS) $("#" + s).hidden = s !== id;
+  state.shown = id;
+  document.body.dataset.view = id;
+  liveBadge();
   window.scrollTo(0, 0);
 }
+
+// "live" is said of a match followed live only; "offline" wherever the connection is lost
+function liveBadge() { $("#conn").hidden = !conn.lost && state.shown !== "match-view"; }
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -122,6 +159,7 @@ function el(tag, attrs = {}, ...children) {
     if (k === "onclick") e.addEventListener("click", v);
     else if (k === "oninput") e.addEventListener("input", v);
     else if (k === "onchange") e.addEventListener("change", v);
+    else if (k === "ontoggle") e.addEventListener("toggle", v);
     else if (k === "text") e.textContent = v;
     else e.setAttribute(k, v === true ? "" : v);
   }
@@ -165,6 +203,13 @@ async function route() {
   if (!state.games.length) {
     try { state.games = await api("/api/games"); } catch (e) { /* shown where needed */ }
     await loadTables(state.games);  // each game's drawing of its table (table.js)
+  }
+  // first run: the demo (or a camera's table) opens straight on the match being played
+  const first = !state.routed;
+  state.routed = true;
+  if (first && !location.hash && state.tableMatch) {
+    location.replace("#/m/" + state.tableMatch);
+    return;
   }
   const m = location.hash.match(/^#\/([mr])\/([\w-]+)(?:\/(\d+))?/);
   if (m && m[1] === "m") return showMatch(m[2]);

@@ -15,7 +15,11 @@ async function showMatch(id) {
     if (e.status === 404) { location.hash = ""; return; }
   }
   openLive(id, 0);
-  pollPicture(id);
+  // only the match the table's camera follows has a picture: others are not asked for one
+  // (a hand-scored match got a 404 every 10 s)
+  if (id === state.tableMatch) pollPicture(id);
+  $("#m-live-box").hidden = true;
+  $("#match-view").classList.toggle("has-picture", false);
 }
 
 // --- live updates --------------------------------------------------------------------------
@@ -73,8 +77,9 @@ function pollPicture(id) {
           if (live.url) URL.revokeObjectURL(live.url);
           live.url = url;
           $("#m-live-box").hidden = false;
+          $("#match-view").classList.add("has-picture");
         } else if (res.status === 404) {
-          wait = 10000;
+          wait = 5000;  // the camera has not read the table yet
         }
       } catch (e) { wait = 5000; }
     }
@@ -102,6 +107,8 @@ function render(view) {
   $("#m-end-box").hidden = !view.can_end;
   $("#m-scores").replaceChildren(el("caption", {}, "Scores"), ...drawScores(view));
   $("#m-table").replaceChildren(...drawTable(view));
+  markTaps(view);
+  followNext(view);
   renderPending(view);
   renderCamera(view, changed);
   renderActions();
@@ -113,47 +120,67 @@ function renderPending(view) {
   const box = $("#m-pending");
   const p = view.pending;
   box.hidden = !p;
-  if (!p) return;
+  if (!p) { state.answerTo = null; return; }
+  if (state.answerTo !== null && state.answerTo !== undefined && state.answerTo !== p.seq) state.answerTo = null;
   box.className = "pending " + p.kind;
   const data = p.data || {};
   const children = [];
+  // the doubtful die or piece, cut from the camera's picture and ringed (device.matches.questions)
+  const crop = data.crop ? el("img", {class: "crop", alt: "the doubtful die or piece, ringed, in the camera's picture",
+    src: withKey(`/api/matches/${view.id}/evidence/${p.seq}`)}) : "";
   if (p.kind === "question" && data.confirm && (data.candidates || []).length === 1) {
     // the camera saw the move; only the players know its unseen part (Pyramid Dice: did the
     // players before the snatcher pass?): yes records the move with the answer, no nothing
     const seen = data.candidates[0].actions.join("; ");
     children.push(el("strong", {}, "Please confirm. "), data.confirm,
-      el("p", {class: "hint"}, `The camera saw: ${seen}`));
+      el("p", {class: "hint"}, `The camera saw: ${say(view.game, seen)}`));
     children.push(el("div", {class: "row wrap"},
       el("button", {class: "answer", onclick: () => send(seen, p.seq)}, "Yes"),
       el("button", {class: "answer quiet", onclick: async () => {
         if (await dismiss(p.seq, "no")) toast("Not recorded: put the table back as the rules allow.");
       }}, "No")));
   } else if (p.kind === "question") {
-    children.push(el("strong", {}, "The camera is not sure. "), p.text);
-    const row = el("div", {class: "row wrap"});
-    for (const c of data.candidates || []) {
-      if (c.actions && c.actions.length === 1) {
-        row.append(el("button", {class: "answer", onclick: () => send(c.actions[0], p.seq)}, c.actions[0]));
-      } else if (c.actions && c.actions.length > 1) {
-        row.append(el("button", {class: "answer", onclick: () => send(c.actions.join("; "), p.seq)}, c.actions.join("; ")));
-      }
-    }
-    row.append(el("button", {class: "answer quiet", onclick: () => dismiss(p.seq, "nothing happened")}, "Nothing happened"));
+    const cands = (data.candidates || []).filter((c) => c.actions && c.actions.length);
+    const texts = cands.map((c) => c.actions.join("; "));
+    const {question, choices} = plainQuestion(view.game, texts);
+    children.push(el("p", {class: "ask"}, el("strong", {}, "The camera is not sure. "), question), crop);
+    const row = el("div", {class: "row wrap choices"});
+    texts.forEach((t, i) => row.append(el("button", {class: "answer", "data-action": t, title: t,
+      onclick: () => send(t, p.seq)}, choices[i])));
+    row.append(el("button", {class: "answer quiet", onclick: () => noneOfThese(view, p.seq)}, "None of these"),
+      el("button", {class: "answer quiet", onclick: () => dismiss(p.seq, "nothing happened")}, "Nothing happened"));
     children.push(row);
+    if (state.answerTo === p.seq) {
+      children.push(el("p", {class: "todo correcting"}, "What happened, then? Tap it on the table below, or pick it from the list of moves: it answers this question."));
+    }
   } else {
-    children.push(el("strong", {}, "Rule broken? "), p.text);
-    if (data.rule_text) {
-      children.push(el("blockquote", {}, data.rule_text,
-        el("cite", {}, ` — ${data.rule || "rule"}${data.rule_source ? ", " + data.rule_source : ""}`)));
+    const unexplained = !data.rule || data.rule === "core.unexplained";
+    const cite = ruleCitation(data.rule_source, view.title);
+    if (unexplained) {
+      const closest = (data.actions || []).length ? ` The closest move: ${say(view.game, data.actions.join("; "))}.` : "";
+      children.push(el("strong", {}, "The camera cannot explain the table. "),
+        `What it sees fits no move the rules allow from the recorded state.${closest}`);
+    } else {
+      children.push(el("strong", {}, `Rule broken: ${ruleName(data.rule)}. `), p.text);
+      if (data.rule_text) children.push(el("blockquote", {}, data.rule_text, cite ? el("cite", {}, ` — ${cite}`) : ""));
     }
     children.push(el("p", {class: "todo"},
       "What to do: put the table back as the rules allow — this alert closes by itself when the camera sees it. ",
-      "If the camera is wrong, tap what really happened under Actions, or override it."));
+      "If the camera is wrong, tap what really happened on the table or in the list, or override it."));
     children.push(el("div", {class: "row wrap"},
       el("button", {class: "answer", onclick: () => dismiss(p.seq, "override: the camera misread the table")}, "Override: the camera is wrong"),
       el("button", {class: "answer quiet", onclick: undo}, "Undo the last move")));
   }
   box.replaceChildren(...children);
+}
+
+// "None of these": the players say what happened instead, on the drawn table or in the
+// list; their move is recorded as the answer to the question.
+function noneOfThese(view, seq) {
+  state.answerTo = seq;
+  renderPending(view);
+  $("#m-actions-box").open = true;
+  $("#m-table-box").scrollIntoView({block: "start", behavior: "smooth"});
 }
 
 // The camera's last accepted move, each changeable word a button: tap the die the camera
@@ -234,6 +261,8 @@ function renderActions() {
       $("#m-filter").value = verb(a) + " "; renderActions(); $("#m-filter").focus();
     }}, `${verb(a)} … (${family[verb(a)]})`));
   }
+  $("#m-actions-title").textContent = actions.length && !view.outcome
+    ? `All ${view.legal_actions.length} moves as a list` : "Moves";
   const shown = buttons.slice(0, 60);
   $("#m-actions").replaceChildren(...shown,
     buttons.length > shown.length ? el("small", {}, `${buttons.length - shown.length} more: filter to find them`) : "",
@@ -245,8 +274,11 @@ function renderLog(view) {
   const last = view.live.length ? view.live[view.live.length - 1] : null;
   $("#m-log").replaceChildren(...view.entries.slice().reverse().map((e) => {
     const isLive = e.kind === "action" && live.has(e.seq);
-    const li = el("li", {class: e.kind + (isLive ? " live" : ""), "data-seq": e.seq},
+    // a move taken back is struck through and says so; the undo itself is a plain note
+    const undone = e.kind === "action" && !isLive;
+    const li = el("li", {class: e.kind + (isLive ? " live" : "") + (undone ? " undone" : ""), "data-seq": e.seq},
       el("span", {class: "text"}, `${e.kind === "action" ? "" : e.kind + ": "}${e.text}`),
+      undone ? el("small", {class: "src"}, " (taken back)") : "",
       el("span", {class: "src"}, ` ${e.source}`));
     if (isLive) {
       const count = view.live.length - view.live.indexOf(e.seq);
@@ -264,7 +296,7 @@ function renderNames(view) {
   const form = $("#names-form");
   if (form.contains(document.activeElement) && form.dataset.match === view.id) return;  // being edited
   form.dataset.match = view.id;
-  form.replaceChildren(...view.names.map((n, i) => el("label", {}, `Player ${i + 1} `,
+  form.replaceChildren(...view.names.map((n, i) => el("label", {}, `Player ${i + 1}${view.seats ? ` (sits at the ${view.seats[i]})` : ""} `,
     el("input", {name: "name", maxlength: 24, value: /^P\d+$/.test(n) ? "" : n, placeholder: `P${i + 1}`}))),
     el("button", {type: "submit"}, "Save names"));
 }
@@ -289,8 +321,10 @@ async function post(path, body) {
 
 async function send(action, answerTo) {
   const body = {action};
-  if (answerTo !== undefined) body.answer_to = answerTo;
-  if (await post("actions", body)) $("#m-typed").value = "";
+  // after "None of these", the players' move answers the open question
+  if (answerTo === undefined && state.answerTo !== null && state.answerTo !== undefined) answerTo = state.answerTo;
+  if (answerTo !== undefined && answerTo !== null) body.answer_to = answerTo;
+  if (await post("actions", body)) { $("#m-typed").value = ""; state.answerTo = null; }
 }
 
 const dismiss = (seq, text) => post("answers", {question: seq, text});

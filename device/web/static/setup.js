@@ -14,6 +14,8 @@ async function showNew() {
   const select = $("#game-select");
   if (!select.options.length) {
     select.replaceChildren(...state.games.map((g) => el("option", {value: g.name}, g.title)));
+    // the game this table serves (serve --game, the demo's) comes first
+    if (state.games.some((g) => g.name === state.servedGame)) select.value = state.servedGame;
   }
   await gameChanged();
 }
@@ -76,7 +78,7 @@ function renderNameInputs() {
   const old = [...box.querySelectorAll("input")].map((i) => i.value);
   box.replaceChildren(el("legend", {}, "Names (optional)"), ...Array.from({length: n}, (_, i) =>
     el("input", {name: "player-name", maxlength: 24, "aria-label": `name of player ${i + 1}`,
-      placeholder: `P${i + 1}`, value: old[i] || ""})));
+      placeholder: `P${i + 1}`, value: old[i] || "", oninput: relabelSeats})));
 }
 
 // Seats: the edge of the camera's picture each player sits at, so that the camera can tell
@@ -85,14 +87,28 @@ function renderNameInputs() {
 const EDGES = ["bottom", "left", "top", "right"];
 function defaultSeat(i, n) { return n === 2 ? ["bottom", "top"][i] : n <= 4 ? EDGES[i] : ""; }
 
+// each seat is labelled with its player's name as typed (P1, P2... until then)
+function seatLabel(i) {
+  const name = (document.querySelectorAll("[name=player-name]")[i] || {}).value;
+  return `${(name || "").trim() || `P${i + 1}`} sits at`;
+}
+
 function renderSeatInputs() {
   const box = $("#seats");
   const n = Math.max(1, Math.min(8, Number($("[name=players]").value) || 1));
-  box.replaceChildren(el("legend", {}, "Seats (edge of the camera picture)"),
-    ...Array.from({length: n}, (_, i) => el("select", {name: "player-seat",
-      "aria-label": `seat of player ${i + 1}`},
-      ...["", ...EDGES].map((e) => el("option", {value: e, selected: e === defaultSeat(i, n)},
-        e || "not set")))));
+  const old = [...box.querySelectorAll("select")].map((i) => i.value);
+  box.replaceChildren(el("legend", {}, "Seats"),
+    el("p", {class: "hint"}, "The edge of the camera's picture each player sits at: the camera tells who threw by it."),
+    ...Array.from({length: n}, (_, i) => {
+      const select = el("select", {name: "player-seat", "aria-label": `seat of player ${i + 1}`},
+        ...["", ...EDGES].map((e) => el("option", {value: e}, e || "not set")));
+      select.value = old.length === n ? old[i] : defaultSeat(i, n);
+      return el("label", {class: "seat"}, el("span", {class: "who"}, seatLabel(i)), select);
+    }));
+}
+
+function relabelSeats() {
+  document.querySelectorAll("#seats label.seat .who").forEach((node, i) => { node.textContent = seatLabel(i); });
 }
 
 function options(game) {
@@ -162,7 +178,11 @@ function showErrors(errors) {
   for (const err of errors) {
     const key = err.path.join(".");
     const field = document.querySelector(`#new-form [data-path="${CSS.escape(key)}"]`);
-    if (field) field.setAttribute("aria-invalid", "true");
+    if (field) {
+      field.setAttribute("aria-invalid", "true");
+      const folded = field.closest("details");  // a wrong card is shown, not folded away
+      if (folded) folded.open = true;
+    }
     // the message goes under the nearest enclosing part that has a place for it
     let path = err.path.slice();
     let msg = null;
@@ -290,6 +310,10 @@ function drawPyramidSetup(m) {
       el("div", {class: "row wrap"}, ...counts),
       el("p", {class: "hint", id: "card-tally"}, `Entered: ${have.treasure} treasure + ${have.god} god = ${m.cards.length} cards.`),
       msg("card_counts"), msg("cards"),
+      // folded while the example is loaded: the form stays short and Start in sight
+      el("details", {id: "card-rows-box", open: !example || m.rowsOpen ? true : null,
+        ontoggle: (ev) => { m.rowsOpen = ev.target.open; }},
+      el("summary", {}, `${example ? "Enter your box's cards" : "Your cards"} (${m.cards.length})`),
       el("ol", {class: "card-rows"}, ...m.cards.map((c, i) => cardRow(m, c, i))),
       el("div", {class: "row wrap"},
         el("button", {type: "button", id: "add-card", onclick: () => {
@@ -297,7 +321,11 @@ function drawPyramidSetup(m) {
           m.placement = null; drawSetup();
           const rows = document.querySelectorAll(".card-row"); rows[rows.length - 1].scrollIntoView({block: "center"});
         }}, "Add a card"),
-        el("button", {type: "button", class: "quiet", onclick: () => { Object.assign(m, pyramidModel(m.form)); drawSetup(); }}, "Back to the example"))),
+        el("button", {type: "button", class: "quiet", onclick: () => { Object.assign(m, pyramidModel(m.form)); drawSetup(); }}, "Back to the example")))),
+    // the example's layout and a seeded shuffle are fine to try the game: folded too
+    el("details", {id: "pyramid-box", open: m.rows !== m.form.layout.rows || m.placement || m.pyramidOpen ? true : null,
+      ontoggle: (ev) => { m.pyramidOpen = ev.target.open; }},
+    el("summary", {}, "The pyramid: rows, and where each card lies"),
     el("fieldset", {id: "layout-box"}, el("legend", {}, "Pyramid"),
       el("label", {}, "Rows (1 card at the apex, one more each row) ",
         el("input", {type: "number", min: 1, max: 12, value: m.rows, inputmode: "numeric", "data-path": "layout",
@@ -308,7 +336,7 @@ function drawPyramidSetup(m) {
       el("label", {class: "check"}, el("input", {type: "checkbox", id: "placement-on", checked: m.placement ? true : null,
         onchange: (ev) => { m.placement = ev.target.checked ? defaultPlacement(m) : null; drawPlacement(m); formChanged(); }}),
         " Enter the cards as they lie on the table (else the match assumes a seeded shuffle — fine for trying, wrong for a real table)"),
-      el("div", {id: "placement-grid"}), msg("placement")),
+      el("div", {id: "placement-grid"}), msg("placement"))),
   ];
 }
 

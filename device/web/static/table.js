@@ -17,16 +17,20 @@ function die(label, {colour = null, title = null, cls = ""} = {}) {
   return d;
 }
 
-function piece(colour, size) {
+// `pick`: the mark a tap on it gives (tap.js), when a move can be made with it
+function piece(colour, size, pick = null) {
   const p = el("span", {class: `piece size-${size}`, title: `${colour} ${size}`,
-    "aria-label": `${colour} ${size}`});
+    "aria-label": `${colour} ${size}`, "data-pick": pick});
   p.style.setProperty("--c", colourOf(colour));
   return p;
 }
 
-function pieces(list) {
+function pieces(list, pickOf = null) {
   if (!list.length) return el("span", {class: "none"}, "none");
-  return el("span", {class: "pieces"}, ...list.map((t) => { const [c, s] = t.split(" "); return piece(c, s); }));
+  return el("span", {class: "pieces"}, ...list.map((t) => {
+    const [c, s] = t.split(" ");
+    return piece(c, s, pickOf ? pickOf(t) : null);
+  }));
 }
 
 // --- any other game: its state as readable rows --------------------------------------------
@@ -50,7 +54,17 @@ function genericTable(view) {
 const TABLES = {};
 
 // `phases`: what the player to move has to do in each phase of the state, in the rules' words
-function registerTable(game, draw, phases = {}) { TABLES[game] = {draw, phases}; }
+// (a map by the state's phase, or a function of the view for a game without phases).
+// `more`, all optional:
+//   taps(action) -> the marks (data-pick) of the drawn table an action is made by, in the
+//     order they are tapped (Pyradice: the quarry die, then the pyramid space); [] for an
+//     action that is not made by tapping (a roll): it stays in the list
+//   tapHint(picks, view) -> what to tap next, in words
+//   words: plain words for the words of the game's actions ("L" -> "large")
+//   topics: what the k-th word of an action with this verb is about ({roll: ["colour die",
+//     "size die"]}), for questions in plain words
+function registerTable(game, draw, phases = {}, more = {}) { TABLES[game] = {draw, phases, ...more}; }
+function tableOf(game) { return TABLES[game] || {}; }
 
 // The drawing scripts of the games the server lists (`table` of /api/games), loaded once.
 const tablesLoaded = new Map();
@@ -80,7 +94,51 @@ function drawTable(view) {
 // --- turn, scores, result ------------------------------------------------------------------
 function phaseText(view) {
   if (view.outcome || !view.state) return "";
-  return ((TABLES[view.game] || {}).phases || {})[view.state.phase] || "";
+  const phases = tableOf(view.game).phases || {};
+  const said = typeof phases === "function" ? phases(view) : phases[view.state.phase];
+  if (said) return said;
+  return view.to_move === null || view.to_move === undefined ? "" : "make a move";
+}
+
+// --- actions in plain words ----------------------------------------------------------------
+// An action's words through the game's vocabulary: "roll atom ML" -> "roll Atom medium+large".
+function say(game, text) {
+  const words = tableOf(game).words || {};
+  return text.split(";").map((part) => part.trim().split(" ").map((w) => words[w] || w).join(" ")).join(", then ");
+}
+
+// A question between candidate actions, as a player reads it: when they differ in one word
+// only, "Size die: large or medium+large?"; else "Which was it?" with each action said.
+function plainQuestion(game, texts) {
+  const g = tableOf(game);
+  const split = texts.map((t) => t.trim().split(" "));
+  const same = split.every((w) => w.length === split[0].length);
+  const differs = same ? split[0].map((_, k) => split.some((w) => w[k] !== split[0][k])) : [];
+  if (same && differs.filter(Boolean).length === 1 && texts.every((t) => !t.includes(";"))) {
+    const k = differs.indexOf(true);
+    const verb = split[0][0];
+    const topic = ((g.topics || {})[verb] || [])[k - 1];
+    const rest = split[0].filter((w, i) => i !== k && i > 0).map((w) => (g.words || {})[w] || w).join(" ");
+    const about = topic ? `${topic[0].toUpperCase()}${topic.slice(1)}${rest ? ` (${rest})` : ""}`
+      : say(game, split[0].slice(0, k).join(" ")) || "Which";
+    const choices = split.map((w) => (g.words || {})[w[k]] || w[k]);
+    return {question: `${about}: ${choices.join(" or ")}?`, choices};
+  }
+  return {question: "Which was it?", choices: texts.map((t) => say(game, t))};
+}
+
+// A rule as the page names it: its words, never its id or the file it is quoted from.
+function ruleName(rule) {
+  if (!rule || rule === "core.unexplained") return "the table fits no move the rules allow";
+  const name = rule.split(".").pop().replaceAll("_", " ");
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+function ruleCitation(source, title) {
+  if (!source || source === "engine") return "";
+  if (source.startsWith("option:")) return `the match's option “${source.slice(7).replaceAll("_", " ")}”`;
+  const section = source.includes("#") ? source.split("#").pop() : "";
+  return section ? `${title} rules, “${section}”` : `${title} rules`;
 }
 
 function turnText(view) {
@@ -92,10 +150,11 @@ function turnText(view) {
 function drawScores(view) {
   return view.scores.map((s) => {
     const parts = s.breakdown.filter((b) => b.points);
+    // fixed columns (style.css): the score does not move when its breakdown appears
     return el("tr", {class: s.player === view.to_move ? "to-move" : ""},
       el("th", {scope: "row"}, playerName(view.names, s.player)),
       el("td", {class: "total"}, String(s.total)),
-      el("td", {class: "breakdown"}, parts.length ? parts.map((b) => `${b.rule}: ${b.points}`).join(" · ") : "—"));
+      el("td", {class: "breakdown"}, parts.length ? parts.map((b) => `${b.rule.replaceAll("_", " ")}: ${b.points}`).join(" · ") : "no points yet"));
   });
 }
 

@@ -2,12 +2,14 @@
 // spec, calibration/games/pyramid_dice.py, gives this script to the page).
 "use strict";
 
-function cardBox(card, {slot = null, open = false, taken = false} = {}) {
+// `pick`: the mark a tap on it gives (tap.js): its slot, or "side:<id>" in the side area
+function cardBox(card, {slot = null, open = false, taken = false, pick = null} = {}) {
   if (taken || !card) {
     return el("span", {class: "card taken", title: slot ? `${slot}: taken` : "taken", "data-slot": slot}, "·");
   }
   const god = card.kind === "god";
   return el("span", {class: `card ${god ? "god" : ""} ${open ? "open" : ""}`, "data-slot": slot,
+    "data-pick": pick,
     title: `${slot ? slot + ": " : ""}${card.id} — number ${card.number}, ${card.points} points, back ${card.back}${god ? ", " + card.ability : ""}`},
     el("b", {}, String(card.number)),
     el("small", {}, god ? card.ability : `${card.points}pt`));
@@ -32,7 +34,8 @@ function pyramidDiceTable(view) {
     rows.get(+m[1]).push(slot);
   }
   const isOpen = (slot) => slot.covered_by.every((c) => !(c in present));
-  const box = (slot) => cardBox(byId[present[slot.slot]], {slot: slot.slot, open: slot.slot in present && isOpen(slot), taken: !(slot.slot in present)});
+  const box = (slot) => cardBox(byId[present[slot.slot]], {slot: slot.slot, open: slot.slot in present && isOpen(slot),
+    taken: !(slot.slot in present), pick: slot.slot in present ? slot.slot : null});
   const pyramid = el("div", {class: "pyramid"});
   if (shaped) {
     for (const r of [...rows.keys()].sort((a, b) => a - b)) pyramid.append(el("div", {class: "pyr-row"}, ...rows.get(r).map(box)));
@@ -40,7 +43,7 @@ function pyramidDiceTable(view) {
     pyramid.append(el("div", {class: "pyr-row wrap"}, ...s.layout.map(box)));
   }
   out.push(section(`Pyramid (${Object.keys(present).length} left)`, pyramid));
-  if (s.side.length) out.push(section("Side area", el("div", {class: "cards"}, ...s.side.map((id) => cardBox(byId[id])))));
+  if (s.side.length) out.push(section("Side area", el("div", {class: "cards"}, ...s.side.map((id) => cardBox(byId[id], {pick: `side:${id}`})))));
   s.areas.forEach((area, i) => {
     const extra = [s.strengthened[i] ? "Ra strengthened" : "", s.hidden[i].length ? `${s.hidden[i].length} snatched` : ""].filter(Boolean).join(" · ");
     out.push(section(`${playerName(view.names, i)}'s cards${extra ? " · " + extra : ""}`,
@@ -52,5 +55,17 @@ function pyramidDiceTable(view) {
   return out;
 }
 
+function pyramidDiceTaps(action) {
+  let m = action.match(/^(?:take|remove) (r\d+c\d+)$/);
+  if (m) return [m[1]];
+  m = action.match(/^take side (\S+)$/);
+  return m ? [`side:${m[1]}`] : [];
+}
+
 registerTable("pyramid_dice", pyramidDiceTable, {
-  roll: "roll the three dice", act: "use abilities, then take a card or give up"});
+  roll: "roll the three dice", act: "use abilities, then take a card or give up"}, {
+  taps: pyramidDiceTaps,
+  tapHint: () => "Tap the card you take (ringed: the open cards), or the one you put aside when you give up.",
+  words: {remove: "give up and put aside", take: "take", side: "from the side area"},
+  topics: {roll: ["die 1", "die 2", "die 3"]},
+});
