@@ -66,11 +66,11 @@ def run(args: argparse.Namespace) -> int:
                                                   params=params, picture=False))
     if not 0 < args.port < 65536:
         raise UserError(f"--port must be 1..65535, not {args.port}")
-    import uvicorn
-
+    from device.listen import bind, serve
     from device.web import create_app
 
     access = access_from(args)
+    sock = bind(args.host, args.port)  # a port in use: one line, nothing started
     demo = DemoTable(service, game.info.name, args.players, args.seed, speed=args.speed,
                      params=params)
     stop = threading.Event()
@@ -82,12 +82,11 @@ def run(args: argparse.Namespace) -> int:
     thread.start()
     announce("dicetable demo", args.host, args.port, access)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
-    except OSError as exc:
-        raise UserError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+        serve(app, sock, args.host, args.port)
     finally:
         stop.set()
         thread.join(timeout=5)
+        sock.close()
     return 0
 
 

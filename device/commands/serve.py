@@ -149,9 +149,19 @@ def prepare_camera(args: argparse.Namespace) -> tuple[Any, Any, str, int]:
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise UserError(f"--port must be 1..65535, not {args.port}")
-    camera = None if args.camera == "none" else prepare_camera(args)
-    import uvicorn
+    from device.listen import bind, serve
 
+    access = access_from(args)
+    # the port first: one in use is one line, with no database or camera opened
+    sock = bind(args.host, args.port)
+    try:
+        return _serve(args, sock, access, serve)
+    finally:
+        sock.close()
+
+
+def _serve(args: argparse.Namespace, sock: Any, access: Any, serve: Any) -> int:
+    camera = None if args.camera == "none" else prepare_camera(args)
     from device.settings import default_db_path
     from device.store import StoreError, open_store
     from device.web import create_app
@@ -165,7 +175,6 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     from device.enrolment import Enroller
 
-    access = access_from(args)
     # Dice taught from the phone go into the profile the operator named, never into a file
     # the server would make wherever it was started (the page says how to name one).
     enroller = Enroller(args.profile) if args.profile is not None else None
@@ -179,9 +188,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if thread is not None:
             thread.start()
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
-    except OSError as exc:
-        raise UserError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+        serve(app, sock, args.host, args.port)
     finally:
         if stop is not None and thread is not None:
             stop.set()

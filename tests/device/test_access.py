@@ -264,12 +264,16 @@ def test_finished_and_old_matches_leave_memory(tmp_path: Path,
 
 @pytest.fixture
 def served_apps(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """What `serve` and `demo` would serve: uvicorn.run hands the app to each callable the
-    test put in the list (while the server's store is open) and returns."""
-    import uvicorn
+    """What `serve` and `demo` would serve: device.listen.serve hands the app to each
+    callable the test put in the list (while the server's store is open) and returns; no
+    port is taken (device.listen.bind gives an unbound socket)."""
+    import socket
+
+    from device import listen
 
     checks: list[Any] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **_: [check(app) for check in checks])
+    monkeypatch.setattr(listen, "bind", lambda host, port: socket.socket())
+    monkeypatch.setattr(listen, "serve", lambda app, *_: [check(app) for check in checks])
     return checks
 
 

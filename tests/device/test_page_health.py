@@ -24,11 +24,13 @@ def test_health_says_the_game_and_whether_dice_can_be_taught(tmp_path: Path) -> 
 
 
 def test_serve_passes_its_game_to_the_page(monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    import uvicorn
+    import socket
 
+    from device import listen
     from device.cli import main
 
     apps = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: apps.append(app))
+    monkeypatch.setattr(listen, "bind", lambda host, port: socket.socket())
+    monkeypatch.setattr(listen, "serve", lambda app, *_: apps.append(app))
     assert main(["serve", "--game", "pyradice", "--db", str(tmp_path / "m.sqlite")]) == 0
     assert TestClient(apps[0]).get("/api/health").json()["game"] == "pyradice"
