@@ -246,7 +246,7 @@ def _pick(state: QuarriorsState, action: Pick, events: Events) -> QuarriorsState
         state = state.seat(me, replace(seat, used=st.take(seat.used, action.die)))
         state = replace(state, wilds=st.add(state.wilds, action.die),
                         turn=replace(state.turn, culls=state.turn.culls - 1))
-        events.append(Event("cull", f"P{me + 1} culls a {action.die} die", me))
+        events.append(Event("cull", f"P{me + 1} culls one {action.die} die", me))
         if state.option("expert_culling"):
             scored = list(state.turn.scored)
             i = next(i for i, (d, _) in enumerate(scored) if d == action.die)
@@ -266,7 +266,7 @@ def _pick(state: QuarriorsState, action: Pick, events: Events) -> QuarriorsState
                     turn=replace(state.turn, quiddity=state.turn.quiddity - price,
                                  captures=state.turn.captures - 1))
     state = to_used(state, me, [action.die])
-    events.append(Event("capture", f"P{me + 1} captures a {action.die} die for {price}", me))
+    events.append(Event("capture", f"P{me + 1} captures one {action.die} die for {price}", me))
     if empty_creature_cards(state) >= 4:
         return _empty_end(state, events)
     return state
