@@ -13,6 +13,7 @@ COMMANDS: tuple[str, ...] = (
     "simulate",
     "games",
     "solve",
+    "matches",
     "replay",
     "export",
     "playout",
