@@ -36,5 +36,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"{g['name']:<14} {g['title']} ({counts} players, {g['rules']} rules)")
         for o in cast(list[dict[str, Any]], g["options"]):
             setting = f"{o['name']}={o['default']}"
-            print(f"  {setting:<32} [{o['provenance']}]")
+            print(f"  {setting:<32} {provenance_words(o['provenance'])}")
+            print(f"  {'':<32} {o['doc']}")
     return 0
+
+
+#: What the provenance marks of the game data (shared/data/games/README.md) tell a player
+#: choosing an option: a bare "UNKNOWN" beside a setting said nothing.
+MARKS = {
+    "UNKNOWN": "not in the rules: a guess, set it as your table plays",
+    "INFERRED": "inferred from the rules, not stated",
+    "VERIFIED": "verified",
+    "CONFLICT": "the sources disagree",
+    "UNCERTAIN": "uncertain",
+}
+
+
+def provenance_words(provenance: str) -> str:
+    """An option's provenance said for a player: its mark in words, the rest kept."""
+    mark, _, rest = provenance.partition(" ")
+    if mark not in MARKS:
+        return f"[{provenance}]"
+    return f"[{MARKS[mark]}{' ' + rest if rest else ''}]"
