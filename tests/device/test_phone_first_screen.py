@@ -193,7 +193,8 @@ def test_hand_scoring_by_tapping_the_drawn_table(server: tuple[str, Any], size: 
         # the list stays as the fallback, not clipped in a scroll box
         assert pg.evaluate("getComputedStyle(document.querySelector('#m-actions'))"
                            ".overflowY") == "visible"
-        assert asked == []  # a hand-scored match asks for no camera picture
+        time.sleep(3)
+        assert len(asked) == 1  # a hand-scored match is asked for a picture once, not polled
 
         # IceDice: roll from the list, then one tap on the piece taken; undo shows in the log
         ice = service.create("icedice", 2, {}, None, 1, "ice", ["Ann", "Bob"])
@@ -262,3 +263,34 @@ def test_teach_a_die_only_where_it_can_work(served: Any) -> None:
         pg.wait_for_selector("#enrol-status:has-text('profile')")
         pg.get_by_role("button", name="Back to the matches").click()
         pg.wait_for_selector("#list-view:not([hidden])")
+
+
+@pytest.mark.parametrize("size", ["phone", "laptop"])
+def test_an_alert_names_its_rule_in_words(server: tuple[str, Any], size: str) -> None:
+    """The rule in words and quoted, with its rulebook's section; its id and the file it is
+    quoted from stay in the record and the API."""
+    from engine import get_game
+
+    url, app = server
+    service = app.state.service
+    mid = service.create("pyradice", 2, {}, None, 1, "alert")
+    rule = get_game("pyradice").rules["pyradice.place_unchanged"]
+    service.note(mid, "violation", "the die placed shows 5; it showed 3 in the quarry",
+                 data={"type": "violation", "rule": rule.id, "rule_text": rule.text,
+                       "rule_source": rule.source, "explanation": "", "actions": []})
+    with screen(url, size) as pg:
+        pg.goto(f"{url}/#/m/{mid}")
+        pg.wait_for_selector("#m-pending.violation")
+        text = pg.locator("#m-pending").inner_text()
+        assert "Rule broken: Place unchanged." in text and rule.text in text
+        assert "2nd - PLACE THE DIE" in text
+        for hidden in (rule.id, "shared/", ".txt", "rulebook.txt"):
+            assert hidden not in text, hidden
+        assert box(pg, "#m-pending")["top"] < SIZES[size][1] / 2
+        unexplained = {"type": "violation", "rule": "core.unexplained", "rule_text": "x",
+                       "rule_source": "engine", "explanation": "", "actions": ["stop"]}
+        service.note(mid, "violation", "best explanation (stop) does not fit what is seen",
+                     data=unexplained)
+        pg.wait_for_selector("#m-pending:has-text('cannot explain the table')")
+        text = pg.locator("#m-pending").inner_text()
+        assert "core.unexplained" not in text and "best explanation" not in text

@@ -43,7 +43,8 @@ def test_new_match_play_answer_undo(server: tuple[str, Any], page: Any) -> None:
                  data={"candidates": [{"actions": ["roll red S"]},
                                       {"actions": ["roll red SM"]}]})
     page.wait_for_selector("#m-pending.question")
-    page.locator("#m-pending button.answer", has_text="roll red SM").click()
+    # the choices are said in words ("small+medium"); each button carries its action
+    page.locator("#m-pending button.answer[data-action='roll red SM']").click()
     page.wait_for_selector("#m-log li.answer")
     assert page.locator("#m-pending").is_hidden()
     assert "red" in page.locator("#m-actions").inner_text()
@@ -101,7 +102,7 @@ def test_demo_table_live_question_and_undo(server: tuple[str, Any], page: Any) -
     service.note(mid, "question", " or ".join(candidates) + "?",
                  data={"candidates": [{"actions": [a]} for a in candidates]})
     page.wait_for_selector("#m-pending.question")
-    page.locator("#m-pending button.answer", has_text=candidates[1]).click()
+    page.locator(f"#m-pending button.answer[data-action='{candidates[1]}']").click()
     page.wait_for_selector(f"#m-log li:has-text('{candidates[1]}')")
     assert service.view(mid)["entries"][-1]["text"] == candidates[1]
     page.get_by_role("button", name="Undo").click()

@@ -5,19 +5,20 @@
 
 async function showMatch(id) {
   show("match-view");
-  if (state.matchId === id && state.view) return;
+  // opened already, or being opened (the first route and a hash change can both ask)
+  if (state.matchId === id && (state.view || state.opening === id)) return;
   closeLive();
-  state.matchId = id; state.view = null;
+  state.matchId = id; state.view = null; state.opening = id;
   $("#m-replay").href = "#/r/" + id;
   $("#m-fix").hidden = true;
   try { render(await api("/api/matches/" + id)); } catch (e) {
+    state.opening = null;
     toast(e.status === 404 ? "This match is not on this table." : e.message);
     if (e.status === 404) { location.hash = ""; return; }
   }
+  state.opening = null;
   openLive(id, 0);
-  // only the match the table's camera follows has a picture: others are not asked for one
-  // (a hand-scored match got a 404 every 10 s)
-  if (id === state.tableMatch) pollPicture(id);
+  pollPicture(id);
   $("#m-live-box").hidden = true;
   $("#match-view").classList.toggle("has-picture", false);
 }
@@ -61,7 +62,10 @@ document.addEventListener("visibilitychange", () => { if (!document.hidden) reco
 
 // The camera's picture: polled (the ETag makes an unchanged picture a 304), slowly when
 // the match has none (no camera) and not at all while the page is hidden.
+const noPicture = new Set();  // matches that had none and are not the camera's
+
 function pollPicture(id) {
+  if (noPicture.has(id) && id !== state.tableMatch) return;
   const live = state.live = {etag: null, timer: null, url: null};
   const tick = async () => {
     if (state.live !== live || state.matchId !== id) return;
@@ -79,7 +83,10 @@ function pollPicture(id) {
           $("#m-live-box").hidden = false;
           $("#match-view").classList.add("has-picture");
         } else if (res.status === 404) {
-          wait = 5000;  // the camera has not read the table yet
+          // no picture: asked again only for the match the table's camera follows (it has
+          // not read the table yet); a hand-scored match is asked once (it was every 10 s)
+          if (id !== state.tableMatch) { noPicture.add(id); state.live = null; return; }
+          wait = 5000;
         }
       } catch (e) { wait = 5000; }
     }
