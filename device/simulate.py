@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from typing import IO, Any
 
@@ -238,7 +238,10 @@ def _play(job: tuple[str, int, int, SimParams, bool]) -> tuple[SimFigures, list[
 
 
 def simulate(game: str, matches: int, seed: int, params: SimParams,
-             players: int = 2, workers: int = 1, report: IO[str] | None = None) -> SimFigures:
+             players: int = 2, workers: int = 1, report: IO[str] | None = None,
+             on_match: Callable[[SimFigures], None] | None = None) -> SimFigures:
+    """Play the matches; ``on_match`` is called with the figures so far after each one
+    (the command's progress bar)."""
     jobs = [(game, players, seed + i, params, report is not None) for i in range(matches)]
     results: Iterable[tuple[SimFigures, list[dict]]]
     if workers > 1 and matches > 1:
@@ -251,6 +254,8 @@ def simulate(game: str, matches: int, seed: int, params: SimParams,
     try:
         for one, lines in results:
             figures.merge(one)
+            if on_match is not None:
+                on_match(figures)
             if report is not None:
                 for line in lines:
                     report.write(json.dumps(line) + "\n")

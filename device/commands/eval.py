@@ -7,12 +7,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import sys
-from collections.abc import Iterable
 from pathlib import Path
 
 from device.commands.read import make_reader
 from device.errors import UserError
+from device.progress import each
 from vision.evaluate import DatasetError, evaluate, fix_labels, list_dataset, read_label_fixes
 from vision.imageio import ImageError
 
@@ -37,16 +36,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _progress(items: Iterable) -> Iterable:
-    if not sys.stderr.isatty():
-        return items
-    try:
-        from tqdm import tqdm
-    except ImportError:  # tqdm is optional at run time
-        return items
-    return tqdm(items, desc="eval", unit="image", file=sys.stderr)
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         items = list_dataset(args.dataset, args.split)
@@ -59,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"no images in {args.dataset / 'images'}")
     reader = make_reader(args.adapt)
     try:
-        metrics = evaluate(items, reader.read, progress=_progress)
+        metrics = evaluate(items, reader.read, progress=lambda images: each(
+            images, "eval", "image", quiet=args.quiet))
     except ImageError as exc:
         raise UserError(f"a dataset image cannot be read: {exc}", exit_status=1) from None
     metrics["labels_fixed"] = fixed

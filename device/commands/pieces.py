@@ -14,6 +14,7 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 
 from device.errors import UserError
 from vision.onnx_models import ModelNotFoundError
@@ -45,44 +46,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.pieces_eval import eval_card_slots, eval_pyramids
-    from vision.facecrops import TOP
-    from vision.faces import DieFaceReader
-    from vision.faces_eval import eval_enrolment, eval_types
+    from device.progress import bar
 
     if args.per_face < 1:
         raise UserError(f"--per-face must be at least 1, not {args.per_face}")
     parts = set(args.only or ("faces", "enrolment", "pyramids", "cards"))
-    q = args.quick
     out: dict = {"seed": args.seed}
     t0 = time.perf_counter()
-    if parts & {"faces", "enrolment"}:
-        try:
-            reader = DieFaceReader()
-        except ModelNotFoundError as exc:
-            raise UserError(str(exc), exit_status=1) from None
-        if "faces" in parts:
-            logger.info("faces per die type")
-            n = 5 if q else args.per_face
-            base = 10_000 if n == PER_FACE or q else FINE_SEED
-            out["faces_per_face"] = n
-            out["faces"] = eval_types(reader, per_face=n, seed=base + args.seed)
-            logger.info("faces per die type, square-on (as the live observer reads them)")
-            out["faces_square_on"] = eval_types(reader, per_face=n, seed=base + 1000 + args.seed,
-                                                cond=TOP)
-        if "enrolment" in parts:
-            logger.info("enrolment")
-            out["enrolment"] = [eval_enrolment(reader, k, dice=2 if q else 8,
-                                               tests=5 if q else 40, seed=20_000 + args.seed,
-                                               catalogue_tests=2 if q else 10)
-                                for k in (3, 5)]
-    if "pyramids" in parts:
-        logger.info("pyramids")
-        out["pyramids"] = [eval_pyramids(1 if q else 10, 30_000 + args.seed, "rainbow"),
-                           eval_pyramids(1 if q else 5, 31_000 + args.seed, "suits")]
-    if "cards" in parts:
-        logger.info("card slots")
-        out["card_slots"] = eval_card_slots(2 if q else 30, 40_000 + args.seed)
+    # one step of the bar per measurement (each is a batch of renders, seconds to minutes)
+    steps = {"faces": 2, "enrolment": 2, "pyramids": 2, "cards": 1}
+    progress = bar(sum(steps[p] for p in parts), "pieces", "step", quiet=args.quiet)
+
+    def step(what: str) -> None:
+        logger.info("%s", what)
+        progress.set_description(f"pieces: {what}", refresh=False)
+
+    try:
+        _measure(args, parts, out, step, progress.update)
+    finally:
+        progress.close()
     out["seconds"] = round(time.perf_counter() - t0, 1)
     if args.json:
         json.dump(out, sys.stdout, indent=2)
@@ -107,3 +89,50 @@ def run(args: argparse.Namespace) -> int:
               f"{r['tables_exact']:.4f}, side area ({r.get('side_slots', 0)}) "
               f"{r.get('side_slot_accuracy', 0.0):.4f}")
     return 0
+
+
+def _measure(args: argparse.Namespace, parts: set[str], out: dict, step: Callable[[str], None],
+             done: Callable[[int], object]) -> None:
+    """The measurements of ``parts`` into ``out``; ``step`` names each as it starts,
+    ``done(1)`` counts it when it ends."""
+    from calibration.pieces_eval import eval_card_slots, eval_pyramids
+    from vision.facecrops import TOP
+    from vision.faces import DieFaceReader
+    from vision.faces_eval import eval_enrolment, eval_types
+
+    q = args.quick
+    if parts & {"faces", "enrolment"}:
+        try:
+            reader = DieFaceReader()
+        except ModelNotFoundError as exc:
+            raise UserError(str(exc), exit_status=1) from None
+        if "faces" in parts:
+            step("faces per die type")
+            n = 5 if q else args.per_face
+            base = 10_000 if n == PER_FACE or q else FINE_SEED
+            out["faces_per_face"] = n
+            out["faces"] = eval_types(reader, per_face=n, seed=base + args.seed)
+            done(1)
+            step("faces per die type, square-on (as the live observer reads them)")
+            out["faces_square_on"] = eval_types(reader, per_face=n, seed=base + 1000 + args.seed,
+                                                cond=TOP)
+            done(1)
+        if "enrolment" in parts:
+            out["enrolment"] = []
+            for k in (3, 5):
+                step(f"enrolment, {k} shots")
+                out["enrolment"].append(eval_enrolment(
+                    reader, k, dice=2 if q else 8, tests=5 if q else 40,
+                    seed=20_000 + args.seed, catalogue_tests=2 if q else 10))
+                done(1)
+    if "pyramids" in parts:
+        out["pyramids"] = []
+        for edition, n, seed in (("rainbow", 1 if q else 10, 30_000),
+                                 ("suits", 1 if q else 5, 31_000)):
+            step(f"pyramids, {edition}")
+            out["pyramids"].append(eval_pyramids(n, seed + args.seed, edition))
+            done(1)
+    if "cards" in parts:
+        step("card slots")
+        out["card_slots"] = eval_card_slots(2 if q else 30, 40_000 + args.seed)
+        done(1)

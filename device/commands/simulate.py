@@ -125,12 +125,21 @@ def run(args: argparse.Namespace) -> int:
         report = open(args.report, "w", encoding="utf-8") if args.report else None
     except OSError as exc:
         raise UserError(f"cannot write the report {args.report}: {exc.strerror}") from None
+    from device.progress import bar
+
+    progress = bar(args.matches, "simulate", "match", quiet=args.quiet)
+
+    def on_match(so_far: Any) -> None:
+        progress.set_postfix(exact=f"{so_far.exact}/{so_far.matches}", refresh=False)
+        progress.update(1)
+
     try:
         figures = simulate(game.info.name, args.matches, args.seed, params, args.players,
-                           workers=args.workers, report=report)
+                           workers=args.workers, report=report, on_match=on_match)
     except ModelNotFoundError as exc:
         raise UserError(f"{exc} (or use --observer noise)", exit_status=1) from None
     finally:
+        progress.close()
         if report is not None:
             report.close()
     result = {"game": game.info.name, "observer": args.observer,
