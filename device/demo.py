@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from device.demo_picture import PicturedTable
+from device.matches.recovery import REPAIR_TYPES
 from device.matches.service import MatchService, ServiceError
 from device.runtime import Runtime
+from device.sim_players import SimPlayers, Truth
 from device.simtable import SimParams, SimulatedTable
 
 logger = logging.getLogger(__name__)
@@ -40,6 +42,8 @@ class DemoTable:
     off where nobody sees it (``demo --terminal``)"""
     match_id: str | None = None
     table: SimulatedTable | None = None
+    runtime: Runtime | None = None
+    """the runtime following the current match (its steps are the readings)"""
     matches_played: int = 0
 
     def run(self, stop: threading.Event) -> None:
@@ -100,7 +104,7 @@ class DemoTable:
             source = PicturedTable(table, self.players, seed)
             self.service.croppers[mid] = source.crop
         self.match_id = mid
-        runtime = Runtime(source, table.observer(), self.service, mid)
+        runtime = self.runtime = Runtime(source, table.observer(), self.service, mid)
         try:
             self._follow(mid, table, runtime, stop)
         finally:
@@ -137,7 +141,14 @@ class DemoTable:
             logger.warning("the simulated players could not end the match: %s", exc.message)
 
     def _players_answer(self, mid: str, table: SimulatedTable, question: int) -> None:
-        """Tell the phone what really happened (after undoing anything that did not)."""
+        """Tell the phone what really happened (after undoing anything that did not); a
+        repair of the record the camera proposed is taken with one tap when it is right."""
+        pending = self.service.view(mid)["pending"]
+        if pending is not None and pending["seq"] == question and \
+                (pending.get("data") or {}).get("type") in REPAIR_TYPES:
+            players = SimPlayers(self.service, mid, Truth(table.truth))
+            if players.take_repair(question, pending["data"]):
+                return
         match = self.service.match(mid)
         truth = table.truth.actions
         while match.actions != truth[: len(match.actions)]:

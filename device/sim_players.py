@@ -160,14 +160,21 @@ class SimPlayers:
     def _judge_repair(self, seq: int, data: Mapping[str, Any]) -> None:
         """Take the proposed repair that records what really happened; decline if none."""
         self.counts["repairs_proposed"] += 1
+        if self.take_repair(seq, data):
+            key = "tables_taken" if data.get("type") == "table" else "repairs_taken"
+            self.counts[key] += 1
+            return
+        self.service.dismiss(self.match_id, seq, None, "no", source="players")
+        self.counts["repairs_declined"] += 1
+
+    def take_repair(self, seq: int, data: Mapping[str, Any]) -> bool:
+        """Take the choice of the repair question at ``seq`` that records what really
+        happened, if one does (True)."""
         for i, choice in enumerate(data.get("choices") or [data]):
             if self._repair_right(choice):
                 self.service.repair(self.match_id, seq, None, choice=i, source="players")
-                key = "tables_taken" if data.get("type") == "table" else "repairs_taken"
-                self.counts[key] += 1
-                return
-        self.service.dismiss(self.match_id, seq, None, "no", source="players")
-        self.counts["repairs_declined"] += 1
+                return True
+        return False
 
     def _repair_right(self, choice: Mapping[str, Any]) -> bool:
         match = self.service.match(self.match_id)
