@@ -6,6 +6,12 @@ mistake the way people at the table would: they tell the phone what really happe
 put back a piece moved against the rules. A wrong acceptance is corrected too (undo, then
 the true moves), but the match no longer counts as exact.
 
+With ``SimParams.wrong_answers`` the players answer some questions with the wrong move
+(device.sim_players) and do not notice: the record is then the camera's to repair
+(device.matches.recovery), and the players only take or decline its proposals. Such a
+match is exact when the repairs bring the record back to the table; if nothing right is
+proposed for several readings the players fix it by hand and it is not.
+
 The players sit at the table's edges (engine.thrower.default_seats, given to the match at
 setup) and each arm is drawn from its player's edge; the observer finds the edge from the
 pixels (device.observer_hands). A match the players end by the stall rule (Pyramid Dice's
