@@ -60,12 +60,16 @@ def test_a_wrong_answer_is_repaired_with_one_tap(table) -> None:  # type: ignore
     assert "take back roll blue M" in data["choices"][0]["words"]
     assert data["violation"]["type"] == "violation" and recovery.lost == 1
     version = client.get(f"/api/matches/{mid}").json()["version"]
+    service.set_picture(mid, b"the table as the camera last read it")
     r = client.post(f"/api/matches/{mid}/repairs",
                     json={"question": pending["seq"], "version": version})
     assert r.status_code == 200, r.text
     assert service.match(mid).actions == TRUTH
     correction = [e for e in service.match(mid).entries if e.kind == "correction"][-1]
     assert correction.data["repair"] == "repair" and correction.data["undone"] == ["roll blue M"]
+    # recorded with the picture it was made from
+    assert client.get(f"/api/matches/{mid}/evidence/{correction.seq}").content == \
+        b"the table as the camera last read it"
     # the same proposal cannot be taken twice
     r = client.post(f"/api/matches/{mid}/repairs", json={"question": pending["seq"]})
     assert r.status_code == 409 and r.json()["code"] == "repair/stale"
