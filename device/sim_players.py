@@ -6,7 +6,9 @@ other than the true one is answered with such a move with chance p (what a playe
 glances at the phone does). The players do not notice: the record is then off the table
 until the camera repairs it (device.matches.recovery). They judge a proposed repair by the
 table they see, as people would: they take it when it records what really happened
-(the record then leads where the true moves did) and decline it otherwise. While the
+(the record then leads where the true moves did) and decline it otherwise; a repair
+proposed over a right record (the camera misread a piece) is declined with what really
+happened, as they answer the camera's alerts. While the
 record is off the table they cannot answer an ordinary question right (its choices all
 start from the wrong record): they answer "none of these".
 
@@ -118,10 +120,23 @@ class SimPlayers:
         None when the question was a repair or was left."""
         data = pending.get("data") or {}
         seq = int(pending["seq"])
-        if data.get("type") in REPAIR_TYPES:
-            self._judge_repair(seq, data)
-            return None
         match = self.service.match(self.match_id)
+        if data.get("type") in REPAIR_TYPES:
+            self.counts["repairs_proposed"] += 1
+            if self.take_repair(seq, data):
+                key = "tables_taken" if data.get("type") == "table" else "repairs_taken"
+                self.counts[key] += 1
+                return None
+            self.counts["repairs_declined"] += 1
+            missing = list(self.truth.match.actions[len(match.actions):])
+            if self.lost_by_answer or not missing or not self.truth.on_track(match):
+                self.service.dismiss(self.match_id, seq, None, "no", source="players")
+                return None
+            # the record is right and the camera misread the table (a piece read as
+            # another): "no, this is what happened", as they answer its alerts
+            for i, text in enumerate(missing):
+                self.service.act(self.match_id, text, None, answer_to=seq if i == 0 else None)
+            return missing
         if self.lost_by_answer:
             self.service.dismiss(self.match_id, seq, None, "none of these", source="players")
             return None
@@ -156,16 +171,6 @@ class SimPlayers:
         except EngineError:
             return False
         return True
-
-    def _judge_repair(self, seq: int, data: Mapping[str, Any]) -> None:
-        """Take the proposed repair that records what really happened; decline if none."""
-        self.counts["repairs_proposed"] += 1
-        if self.take_repair(seq, data):
-            key = "tables_taken" if data.get("type") == "table" else "repairs_taken"
-            self.counts[key] += 1
-            return
-        self.service.dismiss(self.match_id, seq, None, "no", source="players")
-        self.counts["repairs_declined"] += 1
 
     def take_repair(self, seq: int, data: Mapping[str, Any]) -> bool:
         """Take the choice of the repair question at ``seq`` that records what really
