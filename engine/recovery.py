@@ -22,11 +22,12 @@ The rules enforced are the games' own: every action of a repair is applied by
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.core import Game, State, throws_dice
+from engine.errors import EngineError
 from engine.observation import Observation
 from engine.reconcile import Params, _decision_key, _Fitter, _posteriors, _Scored
 
@@ -60,7 +61,9 @@ class Repair:
 def find_repairs(game: Game[Any, Any], history: Sequence[tuple[State, str, float]],
                  observation: Observation, params: Params | None = None, *,
                  max_undo: int = 3, depth: int = 3, beam: int = 8, need_fit: bool = True,
-                 choices: int = 3, within: float = 4.6) -> list[Repair]:
+                 choices: int = 3, within: float = 4.6,
+                 hints: Mapping[int, Sequence[tuple[Sequence[str], float]]] | None = None,
+                 ) -> list[Repair]:
     """The likeliest repairs of the record that explain ``observation``, best first.
 
     Each number of actions taken back (0 to ``max_undo``) gives its likeliest chain; they
@@ -81,6 +84,9 @@ def find_repairs(game: Game[Any, Any], history: Sequence[tuple[State, str, float
         choices: most repairs returned.
         within: natural log of how much less likely than the best a repair may be and still
             be offered.
+        hints: by how many actions are taken back (k), chains to try first in place of
+            them, each with its probability: the camera's own candidates of a question the
+            players answered otherwise (its favourite is what the table most likely showed).
 
     Returns:
         Up to ``choices`` repairs. A "repair" that takes back nothing and replays nothing,
@@ -98,7 +104,8 @@ def find_repairs(game: Game[Any, Any], history: Sequence[tuple[State, str, float
             cost += math.log(min(max(history[-k][2], 1e-4), 1.0))
         base = history[-k][0] if k else _state_after(game, history)
         undone = tuple(h[1] for h in history[len(history) - k:])
-        found = _best_chain(game, base, undone, fitter, params, depth, beam)
+        found = _best_chain(game, base, undone, fitter, params, depth, beam,
+                            (hints or {}).get(k, ()))
         if found is None:
             continue
         actions, posterior, fit, score = found
@@ -148,13 +155,25 @@ def _legal_steps(game: Game[Any, Any], s: _Scored, fitter: _Fitter) -> list[_Sco
 
 
 def _best_chain(game: Game[Any, Any], base: State, undone: tuple[str, ...], fitter: _Fitter,
-                params: Params, depth: int, beam: int
+                params: Params, depth: int, beam: int,
+                hints: Sequence[tuple[Sequence[str], float]] = ()
                 ) -> tuple[tuple[Any, ...], float, float, float] | None:
     """(actions, posterior, fit, log prior + fit) of the likeliest legal chain from
     ``base`` that is not the undone actions again, or None."""
     view = game.expected_view(base)
     # "the recorded action did not happen at all" is rarer than one misread or misanswered
     scored = [_Scored((), math.log(NOTHING), fitter.log_likelihood(view), None, base, view)]
+    for texts, p in hints:  # (a hint that is not legal from here is no chain)
+        try:
+            state, actions = base, []
+            for text in texts:
+                actions.append(game.parse_action(text))
+                state = game.apply(state, actions[-1])[0]
+        except EngineError:
+            continue
+        after = game.expected_view(state)
+        scored.append(_Scored(tuple(actions), math.log(max(p, 1e-6)),
+                              fitter.log_likelihood(after), None, state, after))
     frontier = scored[:]
     for _ in range(depth):
         step: list[_Scored] = []
@@ -178,3 +197,9 @@ def _best_chain(game: Game[Any, Any], base: State, undone: tuple[str, ...], fitt
         return e.actions, e.posterior, e.log_likelihood, score[e.actions]
     return None
 
+
+def fit(game: Game[Any, Any], state: State, observation: Observation,
+        params: Params | None = None) -> float:
+    """How well ``state``'s table fits ``observation`` (natural log; a repair that fits as
+    well as the record explains the table as well)."""
+    return _Fitter(observation, params or Params()).log_likelihood(game.expected_view(state))

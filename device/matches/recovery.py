@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import Accepted, Ambiguous, Match, NoChange, Observation, Resolution, Violation
 from engine.reconcile import Params
-from engine.recovery import Repair, find_repairs
+from engine.recovery import Repair, find_repairs, fit
 
 if TYPE_CHECKING:
     from device.matches.service import MatchService
@@ -43,6 +43,10 @@ or two, while the moves since are few."""
 TABLE_UNDO = 6
 """... and "take the table as the camera sees it", which looks further back."""
 REPAIR_TYPES = ("repair", "table")
+OVERRULED = 0.5
+"""an answer the camera believed less than this is overruled (its doubt is above it)"""
+WATCH = 2
+"""readings after an overruled answer at which a repair that takes it back is looked for"""
 
 
 @dataclass
@@ -52,7 +56,8 @@ class Recovery:
     lost: int = 0
     """readings in a row that fitted no legal move from the record (alerts)"""
     proposed: int = 0
-    searches_ms: list[float] = field(default_factory=list)
+    _watched: dict[int, int] = field(default_factory=dict)
+    """readings checked since each overruled answer (by its action's seq)"""
 
     def after(self, service: MatchService, match_id: str, res: Resolution,
               observation: Observation, params: Params) -> list[Repair]:
@@ -60,18 +65,51 @@ class Recovery:
         (returns them), and counts the readings lost."""
         if isinstance(res, (Accepted, NoChange, Ambiguous)):
             self.lost = 0
-            return []
+            if isinstance(res, Ambiguous):
+                return []
+            return self._overruled(service, match_id, observation, params)
         assert isinstance(res, Violation)
         self.lost += 1
         match = service.match(match_id)
         history = _history(match)
         kind = "repair"
         repairs = find_repairs(match.game, history[-MAX_UNDO:], observation, params,
-                               max_undo=MAX_UNDO)
+                               max_undo=MAX_UNDO, hints=_hints(match, MAX_UNDO))
+        return self._ask(service, match_id, match, history, repairs, kind, observation,
+                         params, res.to_dict())
+
+    def _overruled(self, service: MatchService, match_id: str, observation: Observation,
+                   params: Params) -> list[Repair]:
+        """The players answered against the camera's favourite, and the camera then followed
+        the table: a wrong answer can leave a record whose table looks the same as the true
+        one (IceDice: a roll answered as the next player's 'stop' one move early), and the
+        camera follows it for ever. For :data:`WATCH` readings after such an answer, a
+        repair that takes it back and fits the table as well as the record does is asked."""
+        match = service.match(match_id)
+        history = _history(match)
+        recent = history[-MAX_UNDO:]
+        suspects = [len(recent) - i for i, h in enumerate(recent) if h[2] >= OVERRULED]
+        if not suspects or self._watched.get(match.live_entries[-suspects[0]].seq, 0) \
+                >= WATCH:
+            return []
+        seq = match.live_entries[-suspects[0]].seq
+        self._watched[seq] = self._watched.get(seq, 0) + 1
+        record = fit(match.game, match.state, observation, params)
+        repairs = [r for r in find_repairs(match.game, recent, observation, params,
+                                           max_undo=MAX_UNDO, hints=_hints(match, MAX_UNDO))
+                   if len(r.undo) >= suspects[0] and r.log_likelihood >= record - 0.5]
+        return self._ask(service, match_id, match, history, repairs, "repair", observation,
+                         params, None)
+
+    def _ask(self, service: MatchService, match_id: str, match: Match,
+             history: list[tuple[Any, str, float]], repairs: list[Repair], kind: str,
+             observation: Observation, params: Params,
+             violation: dict[str, Any] | None) -> list[Repair]:
         if self.lost >= LOST_AFTER and (not repairs or _asked(match, repairs, kind)):
             kind = "table"
             repairs = [r for r in find_repairs(match.game, history[-TABLE_UNDO:], observation,
-                                               params, max_undo=TABLE_UNDO, need_fit=False)
+                                               params, max_undo=TABLE_UNDO, need_fit=False,
+                                               hints=_hints(match, TABLE_UNDO))
                        if r.undo or r.actions]
         if not repairs or _asked(match, repairs, kind):
             return []
@@ -79,11 +117,43 @@ class Recovery:
         options = [{**r.to_dict(), "undo_seqs": live[len(live) - len(r.undo):],
                     "words": words(r, kind)} for r in repairs]
         data = {"type": kind, **options[0], "choices": options, "lost": self.lost,
-                "violation": res.to_dict()}
+                "violation": violation}
         service.propose(match_id, words(repairs[0], kind) if len(repairs) == 1 else
                         _ask(kind, len(repairs)), data)
         self.proposed += 1
         return repairs
+
+
+def _answered(match: Match) -> dict[int, Mapping[str, Any]]:
+    """The question each action answered, by the action's seq (the first action recorded
+    with an answer)."""
+    out: dict[int, Mapping[str, Any]] = {}
+    entries = match.entries
+    for entry in entries:
+        if entry.kind == "answer" and isinstance(entry.data.get("question"), int):
+            q = entry.data["question"]
+            if 0 <= q < len(entries):
+                out[entry.seq + 1] = entries[q].data
+    return out
+
+
+def _hints(match: Match, n: int) -> dict[int, list[tuple[list[str], float]]]:
+    """For repairs of the last ``n`` live actions, by how many are taken back: when the
+    first one taken back answered the camera's question, the camera's own candidates (its
+    favourite first: what the table most likely showed)."""
+    answered = _answered(match)
+    live = match.live_entries[-n:] if n else []
+    out: dict[int, list[tuple[list[str], float]]] = {}
+    for i, entry in enumerate(live):
+        question = answered.get(entry.seq)
+        if question is None:
+            continue
+        cands = [(list(c["actions"]), float(c.get("posterior", 0.0)))
+                 for c in question.get("candidates", [])
+                 if c.get("legal") and c.get("actions") and c["actions"][0] != entry.text]
+        if cands:
+            out[len(live) - i] = cands
+    return out
 
 
 def _history(match: Match) -> list[tuple[Any, str, float]]:
@@ -92,13 +162,7 @@ def _history(match: Match) -> list[tuple[Any, str, float]]:
     they chose (an answer against its favourite is the first suspect); a move entered by
     hand, 5 %."""
     out = []
-    answered: dict[int, Mapping[str, Any]] = {}  # action seq -> the question it answered
-    entries = match.entries
-    for entry in entries:
-        if entry.kind == "answer" and isinstance(entry.data.get("question"), int):
-            q = entry.data["question"]
-            if 0 <= q < len(entries):
-                answered[entry.seq + 1] = entries[q].data
+    answered = _answered(match)  # action seq -> the question it answered
     for entry in match.live_entries:
         doubt = HAND_DOUBT
         if entry.source == "camera" and entry.confidence is not None:
