@@ -24,11 +24,11 @@ from vision.scales import (
     SMALLEST,
     TILE,
     band,
-    detect_at_scales,
     detect_pass,
     detect_pyramid,
     inside_bigger,
     merge_by_reading,
+    outsized,
     pass_sides,
     pyramid_sides,
     specks,
@@ -47,9 +47,12 @@ SECOND_LOOK_BELOW = 0.9
 #: detector finds, SMALLEST) would then be over 1.3 times smaller than it, more than the
 #: perspective of a photo of a table makes of one size of dice. Photos of dice big enough for
 #: the home scale pay for no finer pass (the bench's frames: dice of 20 px there).
-FINER_UNTIL_PX = 1.3 * SMALLEST
+FINER_UNTIL_PX = 1.1 * SMALLEST
 #: A die read surely: P(a die) and its face's probability both at least this.
 SURE_DIE = 0.9
+#: ... the smallest but for a tenth of them (a speck read surely, or a box round the top face
+#: of a die only, would otherwise run the finer passes for nothing).
+FINER_PERCENTILE = 10.0
 
 
 @dataclass
@@ -70,15 +73,13 @@ class DiceReader:
     def __init__(self, detector_path: str | Path | None = None,
                  classifier_path: str | Path | None = None,
                  detect_threshold: float = 0.3, turns: int | None = None,
-                 any_scale: bool = True, pyramid: bool = False) -> None:
-        """``any_scale``: look for dice of any size (``vision.scales``: close-ups and large
-        photos of a whole table); False reads at the main pass's scale only, for callers that
-        know their dice are of its sizes (the live table, from the mat's calibration).
-        ``pyramid``: any size by the image pyramid (:func:`vision.scales.detect_pyramid`)
-        rather than by the passes that follow the dice the main pass found."""
+                 any_scale: bool = True) -> None:
+        """``any_scale``: look for dice of any size by the image pyramid (``vision.scales``:
+        close-ups and large photos of a whole table); False reads at the detector's home
+        scale only, for callers that know their dice are of its sizes (the live table, from
+        the mat's calibration)."""
         use_one_core()
         self.any_scale = any_scale
-        self.pyramid = pyramid
         self.die_side: tuple[float, float] | None = None
         self.detector = DiceDetector(detector_path, threshold=detect_threshold)
         self.classifier = FaceClassifier(classifier_path) if turns is None else \
@@ -94,7 +95,7 @@ class DiceReader:
         if not balanced:
             image = normalise_light(image)
         t = self.timings.add("light", t)
-        if self.any_scale and self.pyramid and self.die_side is None:
+        if self.any_scale and self.die_side is None:
             found, crops, faces, not_die = self._coarse_to_fine(image)
             t = self.timings.add("detect+classify", t)
         else:
@@ -115,6 +116,9 @@ class DiceReader:
             for drop in (inside_bigger, specks):  # each on the boxes the last one left
                 kept = np.nonzero(keep)[0]
                 keep[kept[drop(found.xyxy[kept], faces[kept])]] = False
+            kept = np.nonzero(keep)[0]
+            sure = faces[kept].max(axis=1) * (1 - not_die[kept])
+            keep[kept[outsized(found.xyxy[kept], sure)]] = False
         body, pip = die_colour_names(crops[keep])
         self.timings.add("colour", t)
         return found[keep].with_faces(faces[keep], body, pip)
@@ -124,9 +128,7 @@ class DiceReader:
         unmerged."""
         if not self.any_scale:
             return self.detector(image)
-        if self.pyramid or self.die_side is not None:
-            return detect_pyramid(self.detector, image, self.die_side)
-        return detect_at_scales(self.detector, image, merge=False)
+        return detect_pyramid(self.detector, image, self.die_side)
 
     def _classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face probabilities and P(not a die) of crops, a second look for the unsure."""
@@ -182,7 +184,7 @@ class DiceReader:
             sure = (faces.max(axis=1) >= SURE_DIE) & (1 - not_die >= SURE_DIE) & (
                 pass_sides(found, own, long) >= SMALLEST)
             sizes += list(pass_sides(found[sure], side, long)) if sure.any() else []
-        return bool(sizes) and min(sizes) >= FINER_UNTIL_PX
+        return bool(sizes) and float(np.percentile(sizes, FINER_PERCENTILE)) >= FINER_UNTIL_PX
 
     def _second_look(self, crops: np.ndarray, faces: np.ndarray, not_die: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:

@@ -1,39 +1,37 @@
 """Detector passes over a photo whose scale nobody knows (``dicetable read``, ``eval``).
 
-The detector reads dice of about 18-80 px at its input, which is the photo shrunk to a longer
-side of 512 px. A photo's dice need not be that size there: a close-up of two dice fills a
-third of the frame (150-250 px at 512), a phone's 4000-px photo of a whole table shows dice of
-2 % of its width (10 px at 512). Measured on the real test photos (``dicetable eval``'s set),
-zoomed in or tiled into larger photos, with the main pass alone (``models.training.scale_table``,
-classifier F4): dice of 20 / 30 / 40 / 50 % of the image read 0.939 / 0.865 / 0.612 / 0.248,
-and photos of 2x2 / 3x3 / 4x4 test photos (dice of 3.1 / 2.1 / 1.6 %) found 0.937 / 0.712 /
-0.405 of their dice (0.930 / 0.660 / 0.331 before the detector's faint peaks,
-:data:`vision.detector.FAINT_PEAK`). So:
+The detector reads dice of about 14-90 px at its input (its home scale: the photo shrunk to a
+longer side of 512 px). A photo's dice need not be that size there: a close-up of two dice
+fills a third of the frame (150-250 px at 512), a phone's 4000-px photo of a whole table
+shows dice of 1-2 % of its width (5-10 px at 512). Rather than guess the scale from what one
+pass found (the rules this module held until 2026-11-27, tuned on one real set: on the
+Catan webcam photos of ``real-dice-domains/skovy`` they found 0.34 of the dice), the photo is
+read as an image pyramid:
 
-- coarser passes (:data:`COARSE_PASSES`) see the photo at 256, 128 and 96 px, where a close-up's
-  dice have the main pass's sizes; they keep only boxes too big for the finer passes, and
-  only in a photo whose dice were not small (there they box clusters of small dice as one);
-- finer passes at twice the resolution each (up to the photo's own and :data:`FINEST`) follow
-  while the dice found are still small at the pass that found them (:data:`SMALL_DIE`), the
-  last of them standing for the main pass; when only a quarter of them are small
-  (:data:`SOME_SMALL`: dice of mixed sizes, or packed so densely that the main pass boxes
-  clusters), the finer passes are merged with the main and coarse ones instead;
+- passes at 128, 256 and 512 px and at twice the resolution each above it, up to the photo's
+  own size and :data:`FINEST` (:func:`pyramid_sides`); each keeps the boxes of the sides it
+  sees best (:data:`BAND`, 16-64 px; the coarsest any bigger, the finest any smaller), so
+  every die is taken from a pass that sees it near the sizes the detector knows;
+- the reader (``vision.reader``) reads each pass's boxes as they come and runs the finer
+  passes only while its surely read dice do not yet show that the table's dice are big
+  enough for the passes run: photos of dice the home scale sees pay for no finer pass;
+- a table whose dice's size is known (an adaptation's ``die_side``) runs only the passes
+  that see such dice (:func:`covering`);
 - a pass longer than :data:`TILE` px runs in tiles on the detector's grid, which bounds its
   memory and reads as the whole pass does;
-- the boxes are read, then merged by NMS on how surely each reads (:func:`merge_by_reading`;
-  the reader asks :func:`detect_at_scales` for them unmerged); a die whose centre lies inside
-  a die much larger than itself (:data:`INSIDE`) is dropped: a pip of that die, found by a
-  pass too fine for it (unless those boxes cannot be its pips: then the big box, round
-  several dice, goes); so is one a little smaller (:data:`PART`) centred near that die's
-  centre, read less surely: a half or a corner of it; and a box far smaller than the
-  photo's sure dice, read unsurely (:data:`SPECK`).
+- the boxes are read, then merged by NMS on how surely each reads (:func:`merge_by_reading`);
+  a die whose centre lies inside a die much larger than itself (:data:`INSIDE`) is dropped:
+  a pip of that die, found by a pass too fine for it (unless those boxes cannot be its pips:
+  then the big box, round several dice, goes); so is one a little smaller (:data:`PART`)
+  centred near that die's centre, read less surely: a half or a corner of it; and a box far
+  smaller than the photo's sure dice, read unsurely (:data:`SPECK`).
 
-``models.training.scale_table`` measures all of this on the real photos zoomed, shrunk and
-tiled and on rendered close-ups (its figures are in the model card).
+``models.training.domains`` measures this on the four real domains, each held out of the
+models' training in turn (the model card holds the table); ``models.training.scale_table``
+on the real photos zoomed, shrunk and tiled.
 
-Photos whose dice the main pass already reads (the real-dice set, 32 px at 512; the bench's
-camera frames, 20 px) pay only the coarse passes (a quarter and a sixteenth of its pixels).
-The live table does not use this: its scale is known from the mat's calibration.
+The live table does not use this: its scale is known from the mat's calibration, and it reads
+at the home scale only.
 """
 
 from __future__ import annotations
@@ -45,35 +43,6 @@ import numpy as np
 from vision.detections import Detections
 from vision.detector import PAD_MULTIPLE, DiceDetector, nms, resize_long_side
 
-#: (longer side of the pass in px, least box side it keeps as a share of the photo's longer
-#: side): at 256 px a die of 14 % of the photo is 36 px, at 128 px one of 28 % is. The 128-px
-#: pass reads the close-ups whose dice the 256-px pass sees at over 80 px, in pips and
-#: halves (``models.training.scale_table``, classifier F4: zoomed test dice of 40 / 50 % read
-#: 0.928 / 0.851 without it, 0.950 / 0.959 with it and the rules of :func:`inside_bigger`,
-#: extra boxes 82 / 90 -> 14 / 17; rendered single dice of 160 px in 640 x 480 0.125 ->
-#: 0.583; the real photos as published and tiled unchanged). Its boxes round clusters of
-#: dice are dropped when read unsurely or round boxes that cannot be their pips.
-#: The 96-px pass (2026-11-26) finds the white dice on a light table that fill half of a
-#: zoomed photo, which the 128-px pass misses while boxing their pips: with the passes merged
-#: by how surely each box reads (:func:`merge_by_reading`) and a symbol holding no sure die
-#: (:func:`inside_bigger`), the train photos zoomed to 15 / 20 / 30 / 40 / 50 % read -1 / 0 /
-#: -2 / +1 / +11 dice of 2359 / 1559 / 891 / 637 / 570, and the test photos +1 / +1 / +2 / +3
-#: / 0 of 462 / 313 / 200 / 139 / 121 (scale_table; extra boxes train 275 -> 251, test 73 ->
-#: 75).
-COARSE_PASSES = ((256, 0.14), (128, 0.28), (96, 0.38))
-#: Dice whose median box side, at the scale of the pass that found them, is under this many
-#: px are looked for again at twice the resolution: the main pass alone found real test dice
-#: of 8 / 11 / 16 / 18 / 21 px (the 4x4, 3x3 and 2x2 tiles, the photos shrunk to 55 and 66 %)
-#: 0.405 / 0.712 / 0.937 / 0.951 / 0.994, at 32 px all (``scale_table``; before the
-#: detector's faint peaks 0.331 / 0.660 / 0.930 / 0.948 / 0.990).
-SMALL_DIE = 18.0
-#: A photo at least twice the main pass's side whose dice are not small by their median but
-#: a quarter of them are (this percentile) is also read finer, the passes merged: 3x3 / 4x4
-#: tiled train photos, one of them of 164 dice packed so densely that the main pass boxed
-#: clusters (median 19 px), read 0.884 / 0.803 without it, 0.963 / 0.969 with it
-#: (``models.training.scale_table --split train``). The bench's three frames (their quarter
-#: at 18.4-19.8 px, seen once by a probe) stay at the main and coarse passes.
-SOME_SMALL = 25.0
 #: The finest pass's longer side (a 4000-px photo is read at 2048 at most: 16 times the main
 #: pass's pixels, a quarter of a second on one core).
 FINEST = 2048
@@ -83,7 +52,7 @@ FINEST = 2048
 TILE = 1024
 #: Overlap of neighbouring tiles, px at the pass's scale. Each tile keeps the dice whose centre
 #: lies in its share of the overlap, so a die up to this side lies wholly in the tile that
-#: keeps it; a finer pass runs only for dice under 2 x SMALL_DIE px at its scale.
+#: keeps it; a tiled pass keeps dice of at most BAND[1] px at its scale.
 TILE_OVERLAP = 96
 #: The detector's input grid (its padding multiple, a multiple of its stride).
 GRID = PAD_MULTIPLE
@@ -110,13 +79,6 @@ PART_DEPTH = 0.3
 TWIN_DEPTH = 0.45
 #: A big box with dice inside it stands for one die only when its face is read this surely.
 SURE_BIG = 0.9
-#: A coarse pass's box holding the centres of this many of the finer passes' boxes is a
-#: cluster of dice, not one die (a d6 face shows at most six marks for a finer pass to box),
-#: and is dropped before it is read: on the bench's grid of 40 dice the tuned detector's
-#: coarse passes boxed 2 and 5 boxes of 450-720 px round such clusters on two of its three
-#: frames, whose crops and readings cost the median frame 6 ms (a probe, medians of 9
-#: reads); :func:`inside_bigger` would drop them only once read.
-CLUSTER = 7
 #: IoU above which two passes' boxes are one die (the detector's own NMS threshold).
 MERGE_IOU = 0.45
 #: A box under this share of the median side of the photo's surely read dice (SURE_BIG), and
@@ -209,51 +171,6 @@ def detect_pass(detector: DiceDetector, image: np.ndarray, side: int,
             parts.append(Detections(xyxy=xyxy.astype(np.float32),
                                     confidence=found.confidence[keep]))
     return _merge(parts)
-
-
-def detect_at_scales(detector: DiceDetector, image: np.ndarray,
-                     tile: int | None = TILE, merge: bool = True) -> Detections:
-    """Dice of any size in ``image``: the main pass, the coarse passes' big boxes and, while
-    the dice found are small, finer passes (module docstring), those longer than ``tile`` px
-    in tiles. ``merge=False`` leaves the boxes of different passes unmerged, for a caller
-    that merges them once they are read (:func:`merge_by_reading`)."""
-    long = max(image.shape[:2])
-    main = found = detector(image)
-    main_scale = detector.long_side / long
-    parts = []
-    if _small(main, main_scale):
-        # The finer pass replaces the coarser one: at the coarser scale these dice were
-        # under the detector's range, where it also boxes two touching dice as one.
-        found = _finer(detector, image, main, tile, 50.0)
-        if len(main) and len(found):
-            # A photo of small dice: its coarse passes see clusters of them as one big "die"
-            # (3x3 tiled test photos, seen once by a probe: boxes of 200+ px that took
-            # dozens of dice with them).
-            return found
-    elif long >= 2 * detector.long_side and _small(main, main_scale, SOME_SMALL):
-        # Dice of mixed sizes, or small dice packed so densely that the main pass boxes
-        # clusters of them (a median over 18 px): the finer passes run as well, merged with
-        # the main and coarse passes, whose boxes round clusters inside_bigger drops.
-        parts.append(main)
-        found = _finer(detector, image, main, tile, SOME_SMALL)
-    parts.append(found)
-    finer = _concat(parts)  # what a coarse box could be a cluster of
-    src, src_scale = image, 1.0
-    for coarse_side, share in COARSE_PASSES:
-        if coarse_side >= detector.long_side:
-            continue
-        # Each coarser pass shrinks the one before's image, not the photo: area averaging
-        # gives (nearly) the same pixels, and shrinking a 1280-px frame to 128 px cost three
-        # times the pass itself.
-        src, scale = resize_long_side(src, coarse_side)
-        src_scale *= scale
-        coarse = detector(src, long_side=coarse_side)
-        if len(coarse):
-            coarse = Detections(xyxy=(coarse.xyxy / src_scale).astype(np.float32),
-                                confidence=coarse.confidence)
-        coarse = coarse[_side(coarse) >= share * long]
-        parts.append(coarse[_holds_fewer(coarse, finer, CLUSTER)])
-    return _merge(parts) if merge else _concat(parts)
 
 
 #: The sides (px at a pass's scale) of the dice a pass of the image pyramid keeps, so that
@@ -365,13 +282,6 @@ def _within(points: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
             & (points[:, None, 1] >= xyxy[None, :, 1]) & (points[:, None, 1] <= xyxy[None, :, 3]))
 
 
-def _holds_fewer(big: Detections, small: Detections, most: int) -> np.ndarray:
-    """Mask of the boxes of ``big`` holding fewer than ``most`` centres of ``small``'s."""
-    if len(big) == 0 or len(small) < most:
-        return np.ones(len(big), bool)
-    return _within(small.center, big.xyxy).sum(axis=0) < most
-
-
 def merge_by_reading(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     """Indices of the boxes kept when those of different passes that are one die (IoU over
     :data:`MERGE_IOU`) are merged by how surely each is read (``faces`` as in
@@ -384,25 +294,6 @@ def merge_by_reading(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
     reading, the test row kept it and the train row gained as much.
     """
     return nms(xyxy, np.asarray(faces).max(axis=1), MERGE_IOU)
-
-
-def _finer(detector: DiceDetector, image: np.ndarray, main: Detections, tile: int | None,
-           percent: float) -> Detections:
-    """The last of the passes at twice the resolution each (up to the photo's own and
-    :data:`FINEST`), run while the dice the pass before found are small by ``percent``."""
-    long = max(image.shape[:2])
-    side, found = detector.long_side, main
-    while side < min(long, FINEST) and _small(found, side / long, percent):
-        side = min(2 * side, long, FINEST)
-        found = detect_pass(detector, image, side, tile)
-    return found
-
-
-def _small(found: Detections, scale: float, percent: float = 50.0) -> bool:
-    """Whether the dice found are under :data:`SMALL_DIE` px at the pass's scale (their
-    median, or another percentile), or none were found (a large photo may hold only dice
-    too small for the pass)."""
-    return len(found) == 0 or float(np.percentile(_side(found), percent)) * scale < SMALL_DIE
 
 
 def inside_bigger(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
@@ -480,3 +371,24 @@ def specks(xyxy: np.ndarray, faces: np.ndarray) -> np.ndarray:
         return np.zeros(len(xyxy), bool)
     side = _sides(xyxy)
     return ~sure & (side < SPECK * float(np.median(side[sure])))
+
+
+#: A box over this many times the median side of the photo's surely read dice, itself not
+#: read surely as a die (P(a die) x P(its face) under SURE_BIG), is a thing of the table the
+#: size of no die on it: the hole of a ruler read as a 1 at twice the dice's size in 15 of
+#: real-dice's 50 test photos (the pair trained on every domain, 2026-11-27). Perspective
+#: makes the near dice of an oblique photo up to about 1.5 times the far ones (1.6 lost a
+#: die of skovy and two of damiantab to it, leave-one-domain-out; 1.8 the skovy one).
+OUTSIZED = 1.8
+
+
+def outsized(xyxy: np.ndarray, sure: np.ndarray) -> np.ndarray:
+    """(N,) bool: boxes over :data:`OUTSIZED` times the median side of the boxes whose
+    ``sure`` (P(a die) x P(its face), (N,)) is at least :data:`SURE_BIG`, themselves less
+    sure than that."""
+    confident = np.asarray(sure) >= SURE_BIG
+    if not confident.any():
+        return np.zeros(len(xyxy), bool)
+    side = _sides(xyxy)
+    return ~confident & (side > OUTSIZED * float(np.median(side[confident])))
+

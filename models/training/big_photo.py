@@ -39,15 +39,12 @@ def photo() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def read_once(tiled: bool) -> dict:
     """One reading in this process (call in a fresh one)."""
-    import functools
-
     from vision import reader as reader_module
-    from vision import scales
     from vision.evaluate import match
 
     image, boxes, values = photo()
     if not tiled:  # the reader's passes, each whole
-        reader_module.detect_at_scales = functools.partial(scales.detect_at_scales, tile=None)
+        reader_module.TILE = None  # type: ignore[assignment]
     reader = reader_module.DiceReader()
     t0 = time.perf_counter()
     det = reader.read(image)

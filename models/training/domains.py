@@ -6,6 +6,7 @@ Usage::
     python -m models.training.domains train --name NAME [--held-out D,D] [recipe options]
     python -m models.training.domains table --name NAME [--k 1,2,5] [--seeds 5] [--json]
     python -m models.training.domains table --models models [--k ...]
+    python -m models.training.domains ship --name NAME
 
 ``train`` trains the detector and classifier once per real domain with that domain left out
 entirely (``domain_models.train_pair``) into ``runs/domains/NAME/<domain>/``, and with every
@@ -15,6 +16,9 @@ photos, then for k = 1, 2, 5 adapted (``vision.adapt``) to k of its photos picke
 (``--seeds`` draws) and scored on the others, averaged over the draws. ``--models DIR``
 scores one pair on every domain instead (the shipped models: a domain it was trained on is
 marked ``seen``, its figures are not zero-shot).
+
+``ship`` copies ``runs/domains/NAME/all/``'s pair into ``models/`` and sets their checksums
+in ``models/SHA256SUMS`` and the manifest, and the training record ``models/dice_reader.json``.
 
 Per domain and k: found (``detected_recall``), read (``read_accuracy``), boxes on no die (a
 share of the boxes, regions to ignore left out) and image exact. Results go to
@@ -56,7 +60,7 @@ def _labelled_photo(item: Labelled) -> LabelledPhoto:
 
 
 def _reader(folder: Path) -> DiceReader:
-    return DiceReader(folder / DETECTOR_FILE, folder / CLASSIFIER_FILE, pyramid=True)
+    return DiceReader(folder / DETECTOR_FILE, folder / CLASSIFIER_FILE)
 
 
 def k_shot(reader: DiceReader, items: list[Labelled], k: int, seeds: int) -> dict:
@@ -158,6 +162,32 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ship(args: argparse.Namespace) -> int:
+    import hashlib
+    import shutil
+
+    from models.training.export import update_sha256sums
+
+    src, dst = RUNS / args.name / "all", REPO / "models"
+    files = (DETECTOR_FILE, CLASSIFIER_FILE)
+    missing = [f for f in (*files, "record.json") if not (src / f).is_file()]
+    if missing:
+        raise SystemExit(f"{src} lacks {', '.join(missing)}: train it first "
+                         f"(train --name {args.name} --held-out all)")
+    digests = {}
+    for f in files:
+        shutil.copyfile(src / f, dst / f)
+        digests[f] = hashlib.sha256((dst / f).read_bytes()).hexdigest()
+    update_sha256sums(dst, digests)
+    record = json.loads((src / "record.json").read_text())
+    record["files"] = digests
+    record["made_by"] = f"python -m models.training.domains train --name {args.name} " \
+                        "--held-out all"
+    (dst / "dice_reader.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(json.dumps(digests, indent=1))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -177,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     tb.add_argument("--seeds", type=int, default=5, help="draws of k photos per k")
     tb.add_argument("--out", help="write the table's JSON here")
     tb.add_argument("--json", action="store_true")
+    sp = sub.add_parser("ship", help="copy the pair trained on every domain into models/")
+    sp.add_argument("--name", required=True)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     if args.cmd == "table" and not (args.name or args.models):
@@ -188,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(1)
         cv2.setNumThreads(1)
         return _train(args)
+    if args.cmd == "ship":
+        return _ship(args)
     return _table(args)
 
 

@@ -51,7 +51,8 @@ def test_the_bench_frames_small_dice_are_found() -> None:
     # Ten frames like the bench's (1280 x 960, 40 dice of about 20 px at the main pass), read
     # as the live table reads (main pass). Measured: 392 found, 367 right, 397 boxes; with
     # no faint peak 389, 364, 391 (before vision.photometry's gains 395, 370, 399 and 385,
-    # 361, 387: the gains find some of the same dice).
+    # 361, 387: the gains find some of the same dice). The detector trained on every real
+    # domain (2026-11-27): 398, 372, 402 with or without the faint peaks.
     renders = bench_renders(10, seed=7)
     photos = [(r.image, r.boxes, r.values, np.zeros((0, 4))) for r in renders]
     counts = {}
@@ -63,4 +64,4 @@ def test_the_bench_frames_small_dice_are_found() -> None:
         counts[faint] = (found, round(m["read"] * m["dice"]), found + m["extra"])
     found, right, boxes = counts[0.2]
     assert found >= 391 and right >= 363 and boxes - found <= 7, counts
-    assert found > counts[None][0], counts
+    assert found >= counts[None][0], counts

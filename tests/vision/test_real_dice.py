@@ -13,9 +13,12 @@ from vision.evaluate import evaluate, fix_labels, list_dataset, read_label_fixes
 FIXES = Path(__file__).resolve().parents[2] / "models" / "real_dice_fixes.csv"
 
 # Measured with the shipped models (models/dice_reader.md); floors leave a small margin.
-# Test split: recall 1.0, precision 0.9968, value and read accuracy 0.9870, image_exact 0.90.
-TEST_FLOOR = {"detected_recall": 0.99, "precision": 0.985, "value_accuracy": 0.98,
-              "read_accuracy": 0.98, "image_exact": 0.86}
+# Test split (the pair trained on every domain, 2026-11-27): recall 0.9968, precision 0.9968,
+# value accuracy 0.9805, read accuracy 0.9773, image_exact 0.84. The pair tuned on this set
+# alone read 0.9870 / 0.90: three dice more read wrong here, against 0.20 -> 0.99 read on
+# the Catan webcam photos it never saw (models/dice_reader.md).
+TEST_FLOOR = {"detected_recall": 0.99, "precision": 0.985, "value_accuracy": 0.975,
+              "read_accuracy": 0.97, "image_exact": 0.80}
 
 
 def test_real_test_split_meets_its_floor(real_dice: Path, reader) -> None:  # noqa: ANN001
@@ -27,23 +30,24 @@ def test_real_test_split_meets_its_floor(real_dice: Path, reader) -> None:  # no
 
 def test_all_250_photos_meet_their_floor(real_dice: Path, reader) -> None:  # noqa: ANN001
     # All 200 train photos were used in training: a floor against regressions, not a test score.
-    # Measured: recall 1.0, precision 0.9945, read accuracy 0.9944, image_exact 0.924.
+    # Measured: recall 0.9961, precision 0.9950, read accuracy 0.9805, image_exact 0.868
+    # (the pair tuned on this set alone: 1.0, 0.9945, 0.9944, 0.924).
     metrics = evaluate(list_dataset(real_dice), reader.read)
     assert metrics["images"] == 250 and metrics["dice"] == 1795
-    assert metrics["detected_recall"] >= 0.997
-    assert metrics["read_accuracy"] >= 0.99
+    assert metrics["detected_recall"] >= 0.99
+    assert metrics["read_accuracy"] >= 0.975
     assert metrics["precision"] >= 0.99
-    assert metrics["image_exact"] >= 0.91
+    assert metrics["image_exact"] >= 0.84
 
 
 def test_test_split_with_its_label_errors_fixed(real_dice: Path, reader) -> None:  # noqa: ANN001
     # Every test die was looked at (models.training.label_audit); two labels are wrong
-    # (models/real_dice_fixes.csv). Measured against the dice as seen: read accuracy 0.9935
-    # (306 of 308), image_exact 0.94.
+    # (models/real_dice_fixes.csv). Measured against the dice as seen: read accuracy 0.9838
+    # (303 of 308), image_exact 0.88 (the pair tuned on this set alone 0.9935, 0.94).
     items, fixed = fix_labels(list_dataset(real_dice, "test"), read_label_fixes(FIXES))
     assert fixed == 2
     metrics = evaluate(items, reader.read)
-    assert metrics["read_accuracy"] >= 0.99 and metrics["image_exact"] >= 0.90
+    assert metrics["read_accuracy"] >= 0.98 and metrics["image_exact"] >= 0.85
 
 
 def test_every_label_fix_names_a_die_as_the_source_labels_it(real_dice: Path) -> None:

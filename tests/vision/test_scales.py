@@ -4,16 +4,19 @@ and tiled into large photos, the figures the module docstring quotes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from models.training import scale_table
+from vision import reader as reader_module
 from vision import scales
 from vision.detections import Detections
 from vision.evaluate import list_dataset, match
-from vision.reader import DiceReader
+from vision.reader import DiceReader, Timings
 
 
 def _boxes(*rows: tuple[float, float, float, float], conf: float = 0.9) -> Detections:
@@ -48,83 +51,99 @@ def _photo(long: int) -> np.ndarray:
     return np.zeros((long * 3 // 4, long, 3), np.uint8)
 
 
-def test_small_dice_are_looked_for_again_finer_and_the_finest_pass_stands() -> None:
-    # A 2560-px photo of dice 40 px across: 8 px at the main pass, 16 at 1024, 32 at 2048.
-    die = [(100.0 + 60 * i, 100.0, 140.0 + 60 * i, 140.0) for i in range(5)]
-    det = FakeDetector({512: _boxes(*die[:2]), 1024: _boxes(*die[:4]), 2048: _boxes(*die)})
-    found = scales.detect_at_scales(det, _photo(2560), tile=None)  # type: ignore[arg-type]
-    assert det.calls == [512, 1024, 2048], "no coarse pass in a photo of small dice"
-    assert len(found) == 5
+def _pyramid_reader(det: FakeDetector, monkeypatch: pytest.MonkeyPatch,
+                    read: Callable[[np.ndarray], np.ndarray] | None = None) -> DiceReader:
+    """A reader over ``det`` whose classifier reads every box as a sure 3 (or as ``read``
+    says, from the boxes' sides in photo px), passes untiled."""
+    monkeypatch.setattr(reader_module, "TILE", None)
+    r = DiceReader.__new__(DiceReader)
+    r.any_scale, r.die_side, r.detector, r.timings = True, None, det, Timings()
+    last: list[Detections] = []
+    real_pass = reader_module.detect_pass
+
+    def detect_pass(*args: object, **kw: object) -> Detections:
+        last[:] = [real_pass(*args, **kw)]  # type: ignore[arg-type]
+        return last[0]
+
+    monkeypatch.setattr(reader_module, "detect_pass", detect_pass)
+
+    def classify(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        sides = scales._side(last[0])
+        faces = read(sides) if read else _read(*[(3, 0.99)] * len(sides))
+        return faces, np.zeros(len(sides), np.float32)
+
+    r._classify = classify  # type: ignore[method-assign]
+    r.classifier = type("C", (), {"preprocess": staticmethod(
+        lambda image, xyxy: np.zeros((len(xyxy), 1, 1, 3), np.uint8))})()  # type: ignore[assignment]
+    return r
 
 
-def test_a_photo_of_mixed_sizes_is_also_read_finer_and_the_passes_merged() -> None:
-    # A 1280-px photo: at the main pass (0.4x) two dice of 20 px, two of 16 and two cluster
-    # boxes of 50: median 20 px, a quarter under 18, so the 1024-px pass runs as well and
-    # its dice join the main and coarse passes' boxes instead of replacing them.
-    main = [(100.0 + 100 * i, 100.0, 100.0 + 100 * i + s, 100.0 + s)
-            for i, s in enumerate((50, 50, 40, 40, 125, 125))]
-    fine = [(100.0, 600.0, 130.0, 630.0), (200.0, 600.0, 232.0, 632.0)]
-    det = FakeDetector({512: _boxes(*main), 1024: _boxes(*fine)})
-    found = scales.detect_at_scales(det, _photo(1280), tile=None)  # type: ignore[arg-type]
-    assert det.calls == [512, 1024, 256, 128, 96]
-    assert len(found) == len(main) + len(fine)
+def test_dice_the_home_scale_sees_pay_for_no_finer_pass(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 1280-px frame of 50-px dice: 20 px at the home scale (512), read surely there, so
+    # the 1024- and 1280-px passes do not run.
+    dice = _boxes(*[(100.0 + 80 * i, 100.0, 150.0 + 80 * i, 150.0) for i in range(6)])
+    det = FakeDetector(dict.fromkeys((128, 256, 512, 1024, 1280), dice))
+    found, *_ = _pyramid_reader(det, monkeypatch)._coarse_to_fine(_photo(1280))
+    assert det.calls == [128, 256, 512]
+    assert len(found) == 6
 
 
-def test_a_close_up_keeps_the_coarse_pass_big_box_and_merges_duplicates() -> None:
-    big = (100.0, 100.0, 400.0, 400.0)  # 300 px of a 640-px photo: 47 %
-    pip = (230.0, 230.0, 270.0, 270.0)  # what the main pass boxes on it (40 px)
-    small_coarse = (10.0, 10.0, 40.0, 40.0)  # too small for the coarse pass to keep
-    det = FakeDetector({512: _boxes(pip, (100.0, 100.0, 395.0, 398.0), conf=0.5),
-                        256: _boxes(big, small_coarse, conf=0.95)})
-    found = scales.detect_at_scales(det, _photo(640))  # type: ignore[arg-type]
-    assert det.calls == [512, 256, 128, 96]
-    sides = sorted(int(s) for s in np.max(found.xyxy[:, 2:] - found.xyxy[:, :2], axis=1))
-    assert sides == [40, 300], "the two big boxes are one die (the surer kept), the small " \
-                               "coarse box is dropped"
+def test_small_dice_in_a_big_photo_are_read_at_the_finer_passes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 4032-px phone photo of 40-px dice: 5 px at 512 (under the least size the detector
+    # finds), 10 at 1024, 20 at 2048 (FINEST): every pass runs, the dice come from the last.
+    dice = [(100.0 + 60 * i, 100.0, 140.0 + 60 * i, 140.0) for i in range(5)]
+    det = FakeDetector({1024: _boxes(*dice[:2]), 2048: _boxes(*dice)})
+    found, *_ = _pyramid_reader(det, monkeypatch)._coarse_to_fine(_photo(4032))
+    assert det.calls == [128, 256, 512, 1024, 2048]
+    assert len(found) == 5, "the finest pass keeps its dice; the 1024 pass's boxes of them, " \
+                            "10 px there, lie under its band"
 
 
-def test_a_coarse_box_round_a_cluster_of_dice_is_dropped_before_it_is_read() -> None:
-    # A 1280-px frame of a grid of 50-px dice (20 px at the main pass, not small): a coarse
-    # pass boxes 8 of them as one 400-px "die", and a close-up's die holding 6 pip boxes.
-    grid = [(100.0 + 70 * i, 100.0 + 70 * j, 150.0 + 70 * i, 150.0 + 70 * j)
-            for i in range(4) for j in range(2)]
-    pips = [(900.0 + 40 * i, 500.0 + 40 * j, 930.0 + 40 * i, 530.0 + 40 * j)
-            for i in range(3) for j in range(2)]
-    cluster = (90.0, 90.0, 400.0, 250.0)
-    die = (850.0, 450.0, 1070.0, 630.0)
-    det = FakeDetector({512: _boxes(*grid, *pips), 256: _boxes(cluster, die)})
-    found = scales.detect_at_scales(det, _photo(1280), merge=False)  # type: ignore[arg-type]
-    assert len(found) == len(grid) + len(pips) + 1
-    assert not any(np.allclose(b, cluster) for b in found.xyxy)
-    assert any(np.allclose(b, die, atol=0.01) for b in found.xyxy)
+def test_a_photo_with_nothing_found_runs_every_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    det = FakeDetector({})
+    found, crops, faces, not_die = _pyramid_reader(det, monkeypatch)._coarse_to_fine(
+        _photo(2560))
+    assert det.calls == [128, 256, 512, 1024, 2048]
+    assert len(found) == len(crops) == len(faces) == len(not_die) == 0
+
+
+def test_unsure_dice_do_not_stop_the_finer_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same 20-px boxes, read unsurely (specks of a patterned table, say): they show
+    # nothing of the table's dice's size, so the finer passes still look.
+    dice = _boxes(*[(100.0 + 80 * i, 100.0, 150.0 + 80 * i, 150.0) for i in range(6)])
+    det = FakeDetector(dict.fromkeys((128, 256, 512, 1024, 1280), dice))
+    r = _pyramid_reader(det, monkeypatch, read=lambda sides: _read(*[(3, 0.6)] * len(sides)))
+    r._coarse_to_fine(_photo(1280))
+    assert det.calls == [128, 256, 512, 1024, 1280]
+
+
+def test_a_close_up_s_die_comes_from_the_coarse_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 640-px close-up of a 300-px die: 60 px at 128 (in its band), 120 at 256 (not); the
+    # 512-px pass boxes its pips of 40 px (32 at 512), which the reader's inside_bigger drops
+    # once merged.
+    big = (100.0, 100.0, 400.0, 400.0)
+    pip = (230.0, 230.0, 270.0, 270.0)
+    det = FakeDetector({128: _boxes(big), 256: _boxes(big), 512: _boxes(pip)})
+    found, *_ = _pyramid_reader(det, monkeypatch)._coarse_to_fine(_photo(640))
+    assert det.calls == [128, 256, 512]
+    sides = sorted(int(s) for s in scales._side(found))
+    assert sides == [40, 300]
 
 
 def test_unmerged_passes_are_merged_by_their_reading() -> None:
-    # The 96-px pass's box on a die (surer to the detector) and the 128-px pass's box on it:
-    # unmerged, both come back; merged by the reading, the one read more surely stays.
+    # Two passes' boxes on one die, the looser one surer to the detector: merged by the
+    # reading, the one read more surely stays.
     die = (100.0, 100.0, 400.0, 400.0)
     loose = (80.0, 90.0, 420.0, 430.0)
-    det = FakeDetector({128: _boxes(die, conf=0.4), 96: _boxes(loose, conf=0.9)})
-    found = scales.detect_at_scales(det, _photo(640), merge=False)  # type: ignore[arg-type]
-    assert len(found) == 2
-    assert len(scales.detect_at_scales(det, _photo(640))) == 1  # type: ignore[arg-type]
-    order = np.argsort(-found.confidence)  # [loose, die]
+    found = _boxes(loose, die)
     faces = _read((1, 0.5), (4, 0.99))
-    kept = scales.merge_by_reading(found.xyxy[order], faces)
+    kept = scales.merge_by_reading(found.xyxy, faces)
     assert kept.tolist() == [1]
     # Boxes of two dice side by side are both kept, however they read.
     two = np.array([[0, 0, 100, 100], [90, 0, 190, 100]], np.float32)
     assert scales.merge_by_reading(two, _read((1, 0.5), (4, 0.99))).tolist() == [0, 1]
-
-
-def test_a_photo_with_nothing_found_is_read_finer_then_coarser() -> None:
-    det = FakeDetector({})
-    assert len(scales.detect_at_scales(det, _photo(640))) == 0  # type: ignore[arg-type]
-    assert det.calls == [512, 640, 256, 128, 96]
-    # A large photo where nothing is found: each finer pass once, then the coarse ones.
-    det = FakeDetector({})
-    assert len(scales.detect_at_scales(det, _photo(2560), tile=None)) == 0  # type: ignore[arg-type]
-    assert det.calls == [512, 1024, 2048, 256, 128, 96]
 
 
 def _read(*readings: tuple[int, float]) -> np.ndarray:
@@ -279,13 +298,12 @@ def test_densely_packed_small_dice_are_looked_for_finer(real_dice: Path,
 
 def test_a_tiled_pass_finds_what_the_whole_pass_finds(real_dice: Path,
                                                       reader: DiceReader) -> None:
-    # Four test photos side by side, 2560 px: the main pass finds dice of 13 px, so the
-    # 1024-px and the 2048-px pass run, the last in three tiles on the detector's grid, which
-    # read as the whole pass does.
+    # Four test photos side by side, 2560 px: the 2048-px pass runs in three tiles on the
+    # detector's grid, which read as the whole pass does.
     items = list_dataset(real_dice, "test")[:4]
     img = np.hstack([cv2.imread(str(it.image)) for it in items])
-    whole = scales.detect_at_scales(reader.detector, img, tile=None)
-    tiled = scales.detect_at_scales(reader.detector, img)
+    whole = scales.detect_pass(reader.detector, img, 2048, tile=None)
+    tiled = scales.detect_pass(reader.detector, img, 2048)
     pairs = match(whole.xyxy, tiled.xyxy)
     assert len(whole) == len(tiled) == len(pairs) > 20
     shift = [np.abs(whole.xyxy[i] - tiled.xyxy[j]).max() for i, j in pairs]
