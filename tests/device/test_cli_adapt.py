@@ -72,3 +72,18 @@ def test_adapt_into_a_profile_read_by_read_profile(tmp_path: Path,
     assert "[adaptation]" in profile.read_text()
     assert main(["adapt", str(tmp_path / "set")]) == 2
     assert "--out FILE, --profile PROFILE" in capsys.readouterr().err
+
+
+def test_adapting_to_one_photo_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_dataset(tmp_path / "set")
+    images = sorted((tmp_path / "set" / "images").iterdir())
+    for extra in images[1:]:
+        extra.unlink()
+        (tmp_path / "set" / "labels" / f"{extra.stem}.txt").unlink()
+    assert main(["adapt", str(tmp_path / "set"), "--out", str(tmp_path / "a.json")]) == 0
+    captured = capsys.readouterr()
+    assert "learnt from 1 photos" in captured.out
+    assert "one photo is little to learn a table from" in captured.err
+    write_dataset(tmp_path / "two")
+    assert main(["adapt", str(tmp_path / "two"), "--out", str(tmp_path / "b.json")]) == 0
+    assert "warning" not in capsys.readouterr().err
