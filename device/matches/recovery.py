@@ -124,53 +124,79 @@ class Recovery:
         return repairs
 
 
-def _answered(match: Match) -> dict[int, Mapping[str, Any]]:
-    """The question each action answered, by the action's seq (the first action recorded
-    with an answer)."""
-    out: dict[int, Mapping[str, Any]] = {}
+@dataclass(frozen=True)
+class _Answer:
+    """An action recorded as (part of) the players' answer to a camera's question."""
+
+    candidates: list[tuple[list[str], float]]
+    """the question's legal candidates: (actions, the camera's posterior)"""
+    chosen: list[str]
+    """the actions the players answered with"""
+    index: int
+    """this action's place among them"""
+
+    @property
+    def doubt(self) -> float:
+        """How likely the answer is wrong: 1 - how much the camera believed it."""
+        believed = [p for a, p in self.candidates if a == self.chosen]
+        return 1.0 - (max(believed) if believed else 0.5)
+
+    def instead(self) -> list[tuple[list[str], float]]:
+        """What the camera offered in place of this action and the answer's rest: the
+        candidates that agree with the answer before it, from it on."""
+        j = self.index
+        return [(a[j:], p) for a, p in self.candidates
+                if a[:j] == self.chosen[:j] and a != self.chosen]
+
+
+def _answered(match: Match) -> dict[int, _Answer]:
+    """The actions recorded as the players' answers to the camera's questions, by seq: an
+    answer note is followed by the actions it names (``service.act``: 'a; b')."""
+    out: dict[int, _Answer] = {}
     entries = match.entries
     for entry in entries:
-        if entry.kind == "answer" and isinstance(entry.data.get("question"), int):
-            q = entry.data["question"]
-            if 0 <= q < len(entries):
-                out[entry.seq + 1] = entries[q].data
+        q = entry.data.get("question")
+        if entry.kind != "answer" or not isinstance(q, int) or not 0 <= q < len(entries):
+            continue
+        cands = [(list(c["actions"]), float(c.get("posterior", 0.0)))
+                 for c in entries[q].data.get("candidates", [])
+                 if c.get("legal") and c.get("actions")]
+        chosen = [t.strip() for t in entry.text.split(";") if t.strip()]
+        for j in range(len(chosen)):
+            seq = entry.seq + 1 + j
+            if seq < len(entries) and entries[seq].kind == "action" and \
+                    entries[seq].text == chosen[j]:
+                out[seq] = _Answer(cands, chosen, j)
     return out
 
 
 def _hints(match: Match, n: int) -> dict[int, list[tuple[list[str], float]]]:
     """For repairs of the last ``n`` live actions, by how many are taken back: when the
-    first one taken back answered the camera's question, the camera's own candidates (its
-    favourite first: what the table most likely showed)."""
+    first one taken back answered the camera's question, what the camera offered instead
+    (its favourite first: what the table most likely showed)."""
     answered = _answered(match)
     live = match.live_entries[-n:] if n else []
     out: dict[int, list[tuple[list[str], float]]] = {}
     for i, entry in enumerate(live):
-        question = answered.get(entry.seq)
-        if question is None:
-            continue
-        cands = [(list(c["actions"]), float(c.get("posterior", 0.0)))
-                 for c in question.get("candidates", [])
-                 if c.get("legal") and c.get("actions") and c["actions"][0] != entry.text]
-        if cands:
-            out[len(live) - i] = cands
+        answer = answered.get(entry.seq)
+        if answer is not None and answer.instead():
+            out[len(live) - i] = answer.instead()
     return out
 
 
 def _history(match: Match) -> list[tuple[Any, str, float]]:
     """The live actions with the state before each and how likely each is wrong: a camera
-    move by its confidence; the players' answer by how much the camera believed the move
-    they chose (an answer against its favourite is the first suspect); a move entered by
+    move by its confidence; the players' answer by how much the camera believed the
+    answer they chose (one against its favourite is the first suspect); a move entered by
     hand, 5 %."""
     out = []
-    answered = _answered(match)  # action seq -> the question it answered
+    answered = _answered(match)
     for entry in match.live_entries:
         doubt = HAND_DOUBT
         if entry.source == "camera" and entry.confidence is not None:
             doubt = 1.0 - entry.confidence
         elif entry.seq in answered:
-            chosen = [c.get("posterior", 0.0) for c in answered[entry.seq].get("candidates", [])
-                      if c.get("actions") and c["actions"][0] == entry.text]
-            doubt = 1.0 - (max(chosen) if chosen else 0.5)
+            doubt = answered[entry.seq].doubt
         out.append((match.state_before(entry.seq), entry.text,
                     min(max(doubt, MIN_DOUBT), 1.0 - MIN_DOUBT)))
     return out

@@ -114,3 +114,24 @@ def test_a_declined_repair_is_not_asked_again_and_the_table_is_offered_later(
     assert r.status_code == 200, r.text
     assert [e for e in service.match(mid).entries if e.kind == "correction"][-1] \
         .data["repair"] == "table"
+
+
+def test_every_action_of_an_answer_is_suspect_by_how_little_the_camera_believed_it(
+        tmp_path: Path) -> None:
+    """An answer of two actions ('roll blue L; take blue L', which the camera gave 31 %):
+    both are in doubt (the second was 5 %, as if entered by hand, and a repair would not
+    take it back), and what the camera offered instead is tried first in their place."""
+    from device.matches.recovery import _history, _hints
+
+    service = MatchService(SQLiteStore(tmp_path / "t.sqlite"))
+    mid = service.create("icedice", 2, {}, None, 1, "t")
+    for text in BEFORE:
+        service.accept(mid, [GAME.parse_action(text)], 0.99)
+    service.note(mid, "question", "Which was it?", data={"candidates": [
+        {"actions": ["roll blue L"], "posterior": 0.62, "legal": True},
+        {"actions": ["roll blue L", "take blue L"], "posterior": 0.31, "legal": True}]})
+    service.act(mid, "roll blue L; take blue L", None,
+                answer_to=len(service.match(mid).entries) - 1)
+    doubts = [round(d, 2) for _, _, d in _history(service.match(mid))]
+    assert doubts == [0.01, 0.01, 0.01, 0.69, 0.69]
+    assert _hints(service.match(mid), 3) == {2: [(["roll blue L"], 0.62)], 1: [([], 0.62)]}
