@@ -121,7 +121,7 @@ def test_every_action_of_an_answer_is_suspect_by_how_little_the_camera_believed_
     """An answer of two actions ('roll blue L; take blue L', which the camera gave 31 %):
     both are in doubt (the second was 5 %, as if entered by hand, and a repair would not
     take it back), and what the camera offered instead is tried first in their place."""
-    from device.matches.recovery import _history, _hints
+    from device.matches.recovery import _hints, _history
 
     service = MatchService(SQLiteStore(tmp_path / "t.sqlite"))
     mid = service.create("icedice", 2, {}, None, 1, "t")
