@@ -55,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     if not args.speed > 0:
         raise UserError("--speed must be more than 0")
-    from device.commands.simulate import require_mat
+    from device.commands.simulate import require_mat, require_table
 
+    require_table(game.info.name)
     require_mat(game.info.name, args.players, args.observer)
     service = MatchService(SQLiteStore(":memory:"))
     params = SimParams(observer=args.observer)

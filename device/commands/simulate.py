@@ -23,6 +23,18 @@ def require_mat(game: str, players: int, observer: str) -> None:
                         "noise for this many players") from None
 
 
+def require_table(game: str) -> None:
+    """UserError for a game the camera does not follow yet: one whose perception spec has no
+    drawn table (its engine plays, `dicetable playout`; its camera and phone parts are still
+    to come), which the simulated table would otherwise play on for minutes, following
+    nothing it can show."""
+    from calibration.perception import perception
+
+    if perception(game).table_script is None:
+        raise UserError(f"{game} is not followed by the camera yet (no table to draw or read "
+                        f"for it); 'dicetable playout --game {game}' plays it by its rules")
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "simulate", help="simulated matches through the live pipeline, with figures",
@@ -115,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     if not game.info.seats(args.players):
         raise UserError(f"{game.info.name} is for {game.info.players_text()} players, not "
                         f"{args.players}")
+    require_table(game.info.name)
     require_mat(game.info.name, args.players, args.observer)
     from device.simtable import DICE_STYLES
 

@@ -67,6 +67,17 @@ def test_simulate_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--game", "icedice", "--inject-violations", "2"]) == 2
 
 
+def test_a_game_the_camera_does_not_follow_yet_is_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Quarriors' engine plays (playout) but it has no drawn table yet: simulate and demo
+    # used to run on for minutes printing nothing.
+    for argv in (["simulate", "--game", "quarriors", "--matches", "1"],
+                 ["demo", "--game", "quarriors", "--terminal"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "playout --game quarriors" in err, err
+
+
 def test_workers_and_the_report() -> None:
     """Matches played in two processes give the figures of one process; the report has a
     line per reading (decision, truth, what the observer saw wrong, stage timings) and one
