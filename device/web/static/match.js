@@ -146,6 +146,20 @@ function renderPending(view) {
       el("button", {class: "answer quiet", onclick: async () => {
         if (await dismiss(p.seq, "no")) toast("Not recorded: put the table back as the rules allow.");
       }}, "No")));
+  } else if (p.kind === "question" && (data.type === "repair" || data.type === "table")) {
+    // the camera lost track of the record (device.matches.recovery): each of its proposals
+    // is one tap (POST /repairs); "no" keeps the record and is not asked again
+    const lost = "The camera lost track. ";  // the proposals' words may start with it too
+    const words = (t) => (t.startsWith(lost) ? t.slice(lost.length) : t);
+    children.push(el("p", {class: "ask"}, el("strong", {}, lost),
+      data.type === "table" ? "Take the table as the camera sees it?" : "Put the record back as the table shows?"), crop);
+    const row = el("div", {class: "row wrap choices"});
+    (data.choices || []).forEach((c, i) => row.append(el("button", {class: "answer repair",
+      "data-choice": String(i), onclick: () => post("repairs", {question: p.seq, choice: i})},
+      words(c.words || `Repair ${i + 1}`))));
+    row.append(el("button", {class: "answer quiet", onclick: () => dismiss(p.seq, "no")},
+      "No, the record is right"));
+    children.push(row);
   } else if (p.kind === "question") {
     const cands = (data.candidates || []).filter((c) => c.actions && c.actions.length);
     const texts = cands.map((c) => c.actions.join("; "));
