@@ -54,23 +54,14 @@ def _photo(long: int) -> np.ndarray:
 def _pyramid_reader(det: FakeDetector, monkeypatch: pytest.MonkeyPatch,
                     read: Callable[[np.ndarray], np.ndarray] | None = None) -> DiceReader:
     """A reader over ``det`` whose classifier reads every box as a sure 3 (or as ``read``
-    says, from the boxes' sides in photo px), passes untiled."""
+    says, given an array of one entry per box), passes untiled."""
     monkeypatch.setattr(reader_module, "TILE", None)
     r = DiceReader.__new__(DiceReader)
     r.any_scale, r.die_side, r.detector, r.timings = True, None, det, Timings()
-    last: list[Detections] = []
-    real_pass = reader_module.detect_pass
-
-    def detect_pass(*args: object, **kw: object) -> Detections:
-        last[:] = [real_pass(*args, **kw)]  # type: ignore[arg-type]
-        return last[0]
-
-    monkeypatch.setattr(reader_module, "detect_pass", detect_pass)
-
     def classify(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        sides = scales._side(last[0])
-        faces = read(sides) if read else _read(*[(3, 0.99)] * len(sides))
-        return faces, np.zeros(len(sides), np.float32)
+        n = len(crops)  # the pass's boxes the reader reads (those its band may keep)
+        faces = read(np.zeros(n)) if read else _read(*[(3, 0.99)] * n)
+        return faces, np.zeros(n, np.float32)
 
     r._classify = classify  # type: ignore[method-assign]
     r.classifier = type("C", (), {"preprocess": staticmethod(
