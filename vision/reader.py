@@ -183,7 +183,10 @@ class DiceReader:
     @staticmethod
     def _big_enough(passes: list, long: int) -> bool:
         """Whether the dice read surely so far are all big enough at the finest pass run
-        (FINER_UNTIL_PX) for a finer pass to find nothing of this table's dice."""
+        (FINER_UNTIL_PX) for a finer pass to find nothing of this table's dice, and
+        outnumber the boxes that pass found too small to read surely (dice a finer pass
+        would read: a 4032-px photo of 180 dice of 60 px, 8 px at the home scale, whose
+        coarse pass read one cluster of them surely, found 8 of them without this)."""
         side = passes[-1][0]
         sizes = []
         for own, found, _, faces, not_die in passes:
@@ -192,7 +195,11 @@ class DiceReader:
             sure = (faces.max(axis=1) >= SURE_DIE) & (1 - not_die >= SURE_DIE) & (
                 pass_sides(found, own, long) >= SMALLEST)
             sizes += list(pass_sides(found[sure], side, long)) if sure.any() else []
-        return bool(sizes) and float(np.percentile(sizes, FINER_PERCENTILE)) >= FINER_UNTIL_PX
+        _, found, _, faces, not_die = passes[-1]
+        small = ((faces.max(axis=1) < SURE_DIE) | (1 - not_die < SURE_DIE)) & (
+            not_die < NOT_A_DIE_DROP) & (pass_sides(found, side, long) < FINER_UNTIL_PX)
+        return bool(sizes) and float(np.percentile(sizes, FINER_PERCENTILE)) >= FINER_UNTIL_PX \
+            and len(sizes) >= int(small.sum())
 
     def _second_look(self, crops: np.ndarray, faces: np.ndarray, not_die: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:

@@ -370,3 +370,18 @@ def test_the_passes_run_for_a_known_die_size_hold_every_size_once() -> None:
                     <= scales.band(i, len(sides))[1]]
             assert held, (lo, hi, share, run)
     assert scales.covering(sides, (0.035, 0.038)) == {3}  # 67-73 px: the 1024 pass alone
+
+
+def test_one_sure_cluster_does_not_stop_the_finer_passes_over_many_small_boxes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 4032-px photo of many 60-px dice (8 px at the home scale): the 256-px pass boxes a
+    # cluster of them and reads it surely as a die of 74 px at 512; the home pass finds 20
+    # boxes too small to read surely. The finer passes still run (big_photo: 8 of 180 dice
+    # found without this rule, 174 with it).
+    cluster = _boxes((1000.0, 1000.0, 1580.0, 1580.0))
+    small = _boxes(*[(100.0 + 80 * i, 100.0, 160.0 + 80 * i, 160.0) for i in range(20)])
+    det = FakeDetector({256: cluster, 512: small, 1024: small, 2048: small})
+    r = _pyramid_reader(det, monkeypatch, read=lambda n: _read(
+        *[(3, 0.99) if len(n) == 1 else (3, 0.6)] * len(n)))
+    r._coarse_to_fine(_photo(4032))
+    assert det.calls == [128, 256, 512, 1024, 2048]
