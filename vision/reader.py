@@ -154,13 +154,13 @@ class DiceReader:
             found = detect_pass(self.detector, image, side, TILE)
             lo, hi = band(i, len(sides))
             px = pass_sides(found, side, long)
-            keep = px <= hi
+            held = px <= hi
             if side < self.detector.long_side:
                 # never the last pass run (the home scale always runs): its boxes under its
                 # band would be dropped once read, so they are not read (the bench's frames:
                 # 77 crops read for 40 dice without this)
-                keep &= px >= lo
-            found = found[keep]
+                held &= px >= lo
+            found = found[held]
             crops = self.classifier.preprocess(image, found.xyxy)
             faces, not_die = self._classify(crops)
             passes.append((side, found, crops, faces, not_die))
