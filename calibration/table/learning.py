@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.observation import Observed, View
-from vision.classifier import NOT_A_DIE
+from vision.adapt import FREE_BIAS, PULL
 from vision.residual import FaceResidual, fit_residual
 
 logger = logging.getLogger(__name__)
@@ -40,11 +40,6 @@ REFIT_EVERY = 6
 #: At most this many labelled readings are kept (the oldest go first): the Pi's memory, and
 #: a correction should follow the table's light as it changes during an evening.
 MAX_READINGS = 200
-#: Pull towards the shipped model, in confirmed dice, and no free bias (as vision.adapt,
-#: where the values were chosen: faces the table has not shown yet keep their shipped
-#: reading).
-PULL = np.array([4.0] * NOT_A_DIE + [0.5])
-FREE_BIAS = np.zeros(NOT_A_DIE + 1)
 #: Brute force over assignments up to this many dice in a zone (6! = 720), greedy beyond.
 EXACT_UP_TO = 6
 FACES = ("1", "2", "3", "4", "5", "6")
@@ -147,6 +142,8 @@ class TableLearner:
         feats = np.concatenate([p[0] for p in parts])
         logits = np.concatenate([p[1] for p in parts])
         labels = np.concatenate([p[2] for p in parts])
+        # dicetable adapt's pull and free biases, where they were chosen (in examples: here
+        # confirmed dice): faces the table has not shown yet keep their shipped reading
         self.residual = fit_residual(feats, logits, labels, l2=PULL, free_bias=FREE_BIAS)
         self.fitted_on, self.fits = n, self.fits + 1
         logger.info("table adaptation refitted on %d confirmed dice", n)

@@ -6,25 +6,14 @@ records it, after which the record is where the table is."""
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 from phone import browser_fixtures, require_browser
-from test_demo_recovery import _base
+from test_demo_recovery import _base, wait
 
 from device.sim_players import Truth
 
 served, server, page = browser_fixtures(require_browser())
-
-
-def _wait(what: Any, timeout: float = 120.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = what()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 def test_a_proposed_repair_is_one_tap(server: tuple[str, Any], page: Any) -> None:
@@ -38,7 +27,7 @@ def test_a_proposed_repair_is_one_tap(server: tuple[str, Any], page: Any) -> Non
     thread = threading.Thread(target=demo.run, args=(stop,), daemon=True)
     thread.start()
     try:
-        mid = _wait(lambda: demo.match_id)
+        mid = wait(lambda: demo.match_id)
         assert demo.table is not None
         truth = Truth(demo.table.truth)
 
@@ -53,14 +42,14 @@ def test_a_proposed_repair_is_one_tap(server: tuple[str, Any], page: Any) -> Non
                     return p["seq"], c["actions"]
             return None
 
-        seq, wrong = _wait(wrong_choice)
+        seq, wrong = wait(wrong_choice)
         service.act(mid, "; ".join(wrong), None, answer_to=seq)
 
         def proposal() -> dict[str, Any] | None:
             p = service.view(mid)["pending"]
             return p if p and (p.get("data") or {}).get("type") == "repair" else None
 
-        repair = _wait(proposal)
+        repair = wait(proposal)
         stop.set()  # the table waits while the players read the question
         thread.join(timeout=10)
         right = [i for i, c in enumerate(repair["data"]["choices"])
