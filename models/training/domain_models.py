@@ -16,6 +16,12 @@ reads every real training photo at every level of the pyramid, as the reader wil
 on labelled dice are classifier crops of their value, its boxes on nothing are "not a die"
 (the carpet, the cloth, the RPG dice that domain's table really shows). The classifier's
 stage two tunes the base on those real crops, synthetic and wild crops.
+
+:func:`typed_stage` goes on from a trained fold's detector with rendered photos of the games'
+custom dice (IceDice pyramids, Quarriors' symbol dice) mixed in, as
+``models.training.tune_detector`` did for the pair before: without it a phone's photo of a
+game's table loses a quarter of its custom dice. The classifier is left as it is (it reads
+pip faces; custom faces go to the face models).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -170,6 +177,83 @@ def fold_detector(photos: list[RealPhoto], images: list[np.ndarray], recipe: Rec
     return train_detector(det_images, det_boxes, w, recipe.det_steps, recipe.seed + 1,
                           die_px=recipe.det_die_px, ignores=ignores, init=base,
                           lr=recipe.det_lr)
+
+
+TYPED_SCENES = 1600
+TYPED_SHARE = 0.4
+TYPED_STEPS = 3000
+"""The typed stage's recipe: that of the pair before's tuned detector (models/dice_reader.md,
+V3), its real share given to the fold's domains, each an equal part."""
+
+
+def _typed_photos_cached(n: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """``tune_detector.typed_photos(n)`` kept in runs/cache (8 minutes to render)."""
+    import pickle
+
+    from models.training.tune_detector import TYPED_SEED, typed_photos
+
+    path = CACHE / f"typed_s{TYPED_SEED}_n{n}.pkl"
+    if path.exists():
+        with path.open("rb") as f:
+            images, boxes = pickle.load(f)  # our own cache, written below
+        return images, boxes
+    images, boxes = typed_photos(n)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        pickle.dump((images, boxes), f, protocol=pickle.HIGHEST_PROTOCOL)
+    return images, boxes
+
+
+def typed_stage(detector: Path, photos: list[RealPhoto], images: list[np.ndarray],
+                recipe: Recipe, steps: int = TYPED_STEPS) -> DiceDetector:
+    """The fold's detector (ONNX file ``detector``) fine-tuned with the typed photos a
+    ``TYPED_SHARE`` of the draws, the fold's real photos (each domain an equal part) and the
+    rendered pip and wild scenes the rest, at the pyramid's dice sizes."""
+    from models.training.tune_detector import from_onnx
+
+    typed_img, typed_box = _typed_photos_cached(TYPED_SCENES)
+    syn = load_synthetic(recipe.seed, recipe.scenes, CROP_PX)
+    wild, _ = wild_samples(recipe.seed, recipe.wild)
+    views = [_detector_view(p, img, recipe.det_real_side)
+             for p, img in zip(photos, images, strict=True)]
+    det_images = typed_img + syn.det_images + wild.det_images + [v[0] for v in views]
+    det_boxes = typed_box + syn.det_boxes + wild.det_boxes + [v[1] for v in views]
+    n_typed, n_syn, n_wild = len(typed_img), len(syn.det_images), len(wild.det_images)
+    ignores = [np.zeros((0, 4))] * (n_typed + n_syn + n_wild) + [v[2] for v in views]
+    real = (1 - TYPED_SHARE) * recipe.det_real_share if photos else 0.0
+    rendered = (1 - TYPED_SHARE - real) / 2
+    w = np.concatenate([np.full(n_typed, TYPED_SHARE / n_typed),
+                        np.full(n_syn, rendered / n_syn), np.full(n_wild, rendered / n_wild),
+                        real * _domain_weights([p.domain for p in photos])
+                        if photos else np.zeros(0)])
+    return train_detector(det_images, det_boxes, w, steps, recipe.seed + 5,
+                          die_px=recipe.det_die_px, ignores=ignores, net=from_onnx(detector),
+                          lr=recipe.det_lr)
+
+
+def typed_pair(fold: Path, out: Path, steps: int = TYPED_STEPS) -> dict:
+    """Copy the pair in ``fold`` to ``out`` with its detector through :func:`typed_stage`;
+    returns the record (also out/record.json)."""
+    import shutil
+
+    t0 = time.time()
+    record = json.loads((fold / "record.json").read_text())
+    saved: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                             for k, v in record["recipe"].items()}
+    recipe = Recipe(**saved)
+    photos = training_photos(record["held_out"])
+    images = [normalise_light(load_image(p.path)) for p in photos]
+    det = typed_stage(fold / DETECTOR_FILE, photos, images, recipe, steps)
+    out.mkdir(parents=True, exist_ok=True)
+    export_detector(det, out / DETECTOR_FILE)
+    shutil.copyfile(fold / CLASSIFIER_FILE, out / CLASSIFIER_FILE)
+    if (fold / "float").is_dir():
+        shutil.copytree(fold / "float", out / "float", dirs_exist_ok=True)
+    record["typed_stage"] = {"from": str(fold), "steps": steps, "typed_scenes": TYPED_SCENES,
+                             "typed_share": TYPED_SHARE,
+                             "minutes": round((time.time() - t0) / 60, 1)}
+    (out / "record.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
 
 
 def _centre_in(xyxy: np.ndarray, boxes: np.ndarray) -> np.ndarray:

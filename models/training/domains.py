@@ -6,6 +6,7 @@ Usage::
     python -m models.training.domains train --name NAME [--held-out D,D] [recipe options]
     python -m models.training.domains table --name NAME [--k 1,2,5] [--seeds 5] [--json]
     python -m models.training.domains table --models models [--k ...]
+    python -m models.training.domains typed --name NAME --into NAME2 [--held-out D,all]
     python -m models.training.domains ship --name NAME
 
 ``train`` trains the detector and classifier once per real domain with that domain left out
@@ -16,6 +17,10 @@ photos, then for k = 1, 2, 5 adapted (``vision.adapt``) to k of its photos picke
 (``--seeds`` draws) and scored on the others, averaged over the draws. ``--models DIR``
 scores one pair on every domain instead (the shipped models: a domain it was trained on is
 marked ``seen``, its figures are not zero-shot).
+
+``typed`` goes on from each trained fold's detector with rendered photos of the games'
+custom dice mixed in (``domain_models.typed_stage``) and writes the fold, its classifier
+unchanged, to ``runs/domains/INTO/<domain>/``.
 
 ``ship`` copies ``runs/domains/NAME/all/``'s pair into ``models/`` and sets their checksums
 in ``models/SHA256SUMS`` and the manifest, and the training record ``models/dice_reader.json``.
@@ -162,6 +167,21 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _typed(args: argparse.Namespace) -> int:
+    from models.training.domain_models import typed_pair
+
+    held = args.held_out.split(",") if args.held_out else [*DOMAINS, "all"]
+    for d in held:
+        fold = RUNS / args.name / d
+        if not (fold / "record.json").is_file():
+            raise SystemExit(f"no pair in {fold}: train it first (train --name {args.name} "
+                             f"--held-out {d})")
+    for d in held:
+        record = typed_pair(RUNS / args.name / d, RUNS / args.into / d, args.steps)
+        print(json.dumps(record["typed_stage"]), flush=True)
+    return 0
+
+
 def _ship(args: argparse.Namespace) -> int:
     import hashlib
     import shutil
@@ -183,6 +203,10 @@ def _ship(args: argparse.Namespace) -> int:
     record["files"] = digests
     record["made_by"] = f"python -m models.training.domains train --name {args.name} " \
                         "--held-out all"
+    if "typed_stage" in record:
+        record["made_by"] = (f"python -m models.training.domains train --name "
+                             f"{Path(record['typed_stage']['from']).parent.name} --held-out "
+                             f"all, then typed --into {args.name} --held-out all")
     (dst / "dice_reader.json").write_text(json.dumps(record, indent=1) + "\n")
     print(json.dumps(digests, indent=1))
     return 0
@@ -207,19 +231,25 @@ def main(argv: list[str] | None = None) -> int:
     tb.add_argument("--seeds", type=int, default=5, help="draws of k photos per k")
     tb.add_argument("--out", help="write the table's JSON here")
     tb.add_argument("--json", action="store_true")
+    ty = sub.add_parser("typed", help="fine-tune trained folds' detectors on rendered custom "
+                                      "dice (domain_models.typed_stage)")
+    ty.add_argument("--name", required=True, help="the trained folds in runs/domains/NAME")
+    ty.add_argument("--into", required=True, help="write the tuned folds to runs/domains/INTO")
+    ty.add_argument("--held-out", help="which folds, comma-separated (default: every one)")
+    ty.add_argument("--steps", type=int, default=3000)
     sp = sub.add_parser("ship", help="copy the pair trained on every domain into models/")
     sp.add_argument("--name", required=True)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     if args.cmd == "table" and not (args.name or args.models):
         ap.error("table needs --name or --models")
-    if args.cmd == "train":
+    if args.cmd in ("train", "typed"):
         import cv2
         import torch
 
         torch.set_num_threads(1)
         cv2.setNumThreads(1)
-        return _train(args)
+        return _train(args) if args.cmd == "train" else _typed(args)
     if args.cmd == "ship":
         return _ship(args)
     return _table(args)
