@@ -15,7 +15,7 @@ from calibration.layouts import all_layouts, load_layout
 from calibration.markers import detect_markers
 from calibration.mat import paper_mask, png_bytes, render_mat
 from calibration.pdf import PT_PER_MM
-from calibration.tiles import OVERLAP, PaperError, mat_pdf, paper_size, tiles
+from calibration.tiles import FOOTER, MARGIN, OVERLAP, PaperError, mat_pdf, paper_size, tiles
 
 
 def parse_pdf(data: bytes) -> dict:
@@ -84,7 +84,8 @@ def test_tiles_cover_the_mat_and_fit_the_paper(layout, paper: str) -> None:
     w, h = layout.size_mm
     assert sum((t.x1 - t.x0) * (t.y1 - t.y0) for t in sheets) == pytest.approx(w * h)
     for t in sheets:
-        assert t.x1 - t.x0 + (OVERLAP if t.glue_right else 0) <= pw - 20 + 1e-6
+        assert t.x1 - t.x0 + (OVERLAP if t.glue_right else 0) <= pw - 2 * MARGIN + 1e-6
+        assert t.y1 - t.y0 + (OVERLAP if t.glue_below else 0) <= ph - 2 * MARGIN - FOOTER + 1e-6
         for m in layout.markers:  # no cut and no glue strip through a marker
             x0, y0, x1, y1 = (m.centre[0] - m.size / 2, m.centre[1] - m.size / 2,
                               m.centre[0] + m.size / 2, m.centre[1] + m.size / 2)
