@@ -35,7 +35,7 @@ import numpy as np
 
 from device.observer_sim import NoisyObserver, attribute_domains
 from engine import Match, Observation, get_game
-from engine.core import throws_dice
+from engine.core import Game, throws_dice
 from engine.observation import View
 from engine.thrower import default_seats
 from vision.frame import Frame
@@ -247,11 +247,12 @@ class SimulatedTable:
                     self._move(Scene(view, (), cand.error.rule.id, throws_dice(cand.action)),
                                self._seat_of(state))
                     return True
-        action = self.game.random_action(state, self.rng)
-        self.truth.push(action, source="sim")
-        scene = Scene(self.game.expected_view(self.truth.state), (action.to_str(),),
-                      rolled=throws_dice(action))
-        if self.params.phone_end and self.on_phone is not None and action.to_str() == "end":
+        texts = self._play_one(state)
+        action = self.game.parse_action(texts[-1])
+        scene = Scene(self.game.expected_view(self.truth.state), tuple(texts),
+                      rolled=any(throws_dice(self.game.parse_action(t)) for t in texts))
+        if self.params.phone_end and self.on_phone is not None and action.to_str() == "end" \
+                and len(texts) == 1 and self.game.outcome(self.truth.state) is not None:
             # the stall rule's 'end': the players agree and tap "End match" on the phone
             self._queue.append((None, replace(scene, phone=action.to_str())))
             self._scene = replace(scene, view=self._scene.view)
@@ -259,6 +260,41 @@ class SimulatedTable:
             return True
         self._move(scene, self._seat_of(state))
         return True
+
+    def _play_one(self, state: Any) -> list[str]:
+        """Play the next move, and what the same player does with it before the table is
+        still, as one scene (the texts played). For a game that reads its chance off the
+        table (core.Game.observed_chance, Quarriors): the dice drawn out of the bag and
+        rolled together, and after a move that brings a draw or a re-roll, its dice; and
+        (core.Game.follow_unseen) after a move that shows nothing ('attack' with nothing to
+        attack with), the same player's next move, which shows it."""
+        game, truth = self.game, self.truth
+        choose = getattr(game, "table_action", game.random_action)
+        action = choose(state, self.rng)
+        truth.push(action, source="sim")
+        texts = [action.to_str()]
+        runs = type(game).observed_chance is not Game.observed_chance
+        player = game.to_move(state)
+        for _ in range(40):
+            now = truth.state
+            if game.outcome(now) is not None:
+                break
+            pending = runs and bool(game.chance_outcomes(now)) and (
+                action.is_chance or game.to_move(now) == player)
+            if not pending and game.follow_unseen and not action.is_chance \
+                    and len(texts) == 1 and game.to_move(now) == player \
+                    and game.expected_view(now) == self._scene.view:
+                follow = choose(now, self.rng)
+                if game.is_legal(state, follow):
+                    break  # it would not tell the unseen move: that is shown (asked) alone
+                action = follow
+            elif pending:
+                action = choose(now, self.rng)
+            else:
+                break
+            truth.push(action, source="sim")
+            texts.append(action.to_str())
+        return texts
 
     def _seat_of(self, state: object) -> str | None:
         """The seat of the player who acts in `state` (None: nobody's turn)."""

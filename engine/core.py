@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from engine.errors import IllegalActionError, InvalidOptionError, Rule
-from engine.observation import View
+from engine.observation import Observation, View
 
 OptionValue = str | int | bool
 
@@ -321,6 +321,19 @@ class Game(ABC, Generic[S, A]):
         this with their typical mistakes."""
         for action in self.legal_actions(state):
             yield Candidate(action)
+
+    follow_unseen: ClassVar[bool] = False
+    """A legal decision of the acting player that changes nothing the camera reads (Quarriors:
+    'attack' with no creature to attack with, 'done' culling) is told by the player's next
+    move, which shows: reconcile extends it by one more action, as it does a roll."""
+
+    def observed_chance(self, state: S, observation: Observation) -> list[tuple[A, ...]]:
+        """Runs of chance outcomes read off ``observation``, for a game whose pending chance
+        has too many outcomes to list one by one (Quarriors: six dice drawn out of a hidden
+        bag and rolled together): reconcile scores each run, the chance of each of its
+        outcomes as its prior, like any other explanation; a run that is not possible is
+        dropped. Default: none (every outcome is one of ``chance_outcomes``)."""
+        return []
 
     def view_after(self, state: S, action: A) -> View:
         """What the camera would see after ``action``, legal or not (a physical move)."""

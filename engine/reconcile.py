@@ -370,6 +370,50 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
     return out
 
 
+def _observed_runs(game: Game[Any, Any], state: State, first: Sequence[_Scored],
+                   observation: Observation, fitter: _Fitter, params: Params,
+                   log_prior: float) -> list[_Scored]:
+    """The runs of chance outcomes the game reads off the observation
+    (Game.observed_chance): from ``state`` when chance is pending there, and after each legal
+    decision of ``first`` that leaves chance pending (a die spent for its draw; 'done', then
+    the draw). Each outcome's chance is its prior; a run not possible is dropped."""
+    starts: list[tuple[tuple[Any, ...], Any, float]] = []
+    if game.chance_outcomes(state):
+        starts.append(((), state, log_prior))
+    for s in first:
+        if s.error is None and not s.actions[-1].is_chance and s.state is not None \
+                and game.outcome(s.state) is None and game.chance_outcomes(s.state):
+            starts.append((s.actions, s.state, s.log_prior))
+    out: list[_Scored] = []
+    for prefix, start, prior in starts:
+        runs: list[tuple[tuple[Any, ...], float, Any]] = []
+        for run in game.observed_chance(start, observation):
+            now, p = start, 0.0
+            for action in run:
+                q = dict(game.chance_outcomes(now)).get(action, 0.0)
+                if q <= 0:
+                    break
+                p += math.log(q)
+                now = game.apply(now, action)[0]
+            else:
+                if run and not game.chance_outcomes(now):
+                    runs.append((run, p, now))
+        if not runs:
+            continue
+        # The runs offered share the chance that the dice were drawn and rolled at all, by
+        # their own chances: a run of twelve outcomes is no less likely than one roll
+        # against "nothing happened".
+        top = max(p for _, p, _ in runs)
+        z = math.log(sum(math.exp(p - top) for _, p, _ in runs)) + top
+        for run, p, now in runs:
+            lp = prior + p - z
+            if observation.dice_moved is False:
+                lp += math.log(params.unrolled)
+            view = game.expected_view(now)
+            out.append(_Scored(prefix + run, lp, fitter.log_likelihood(view), None, now, view))
+    return out
+
+
 def unseen_claim(action: Any) -> str | None:
     """The question an action raises that the camera cannot answer (core.Decision)."""
     claim = getattr(action, "unseen_claim", None)
@@ -410,7 +454,27 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
         first = _expand(game, state, (), math.log(1 - p_same), fitter, params,
                         observation.dice_moved, side)
         scored += first
+        scored += _observed_runs(game, state, first, observation, fitter, params,
+                                 math.log(1 - p_same))
         best_fit = max(x.log_likelihood for x in scored)
+        if params.depth >= 2 and best_fit < fitter.saturated - params.extend_gap \
+                and game.follow_unseen:
+            # a decision that shows nothing, told by the same player's next move, which does
+            # (Game.follow_unseen: Quarriors' 'attack' with nothing to attack with, then the
+            # capture); another player's next move is hands_on's, below
+            # A chain whose table one legal move shows as well is that move: the unseen one
+            # stays unrecorded (asked when it is seen alone), never guessed in front of it.
+            shown = {x.view for x in first if x.error is None}
+            for s in first:
+                if s.error is None and not s.actions[-1].is_chance and s.state != state \
+                        and abs(s.log_likelihood - scored[0].log_likelihood) < 1e-9 \
+                        and game.outcome(s.state) is None \
+                        and game.to_move(s.state) == game.to_move(state) \
+                        and not game.chance_outcomes(s.state):
+                    scored += [x for x in _expand(game, s.state, s.actions, s.log_prior,
+                                                  fitter, params, observation.dice_moved, side)
+                               if x.view not in shown]
+            best_fit = max(x.log_likelihood for x in scored)
         if params.depth >= 2 and best_fit < fitter.saturated - params.extend_gap:
             # Extend the best legal chance outcomes (a roll whose follow-up move happened
             # before the table was seen still) by one more action.

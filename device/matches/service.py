@@ -375,12 +375,15 @@ class MatchService:
                 raise ServiceError(409, "end/not_allowed", f"{game.info.title} has no early "
                                    "end: the match ends by its rules") from None
             try:
-                game.apply(match.state, action)
+                after = game.apply(match.state, action)[0]
             except EngineError as exc:
                 raise ServiceError(409, "end/not_allowed",
                                    f"the rules do not allow ending the match now: {exc}",
                                    {"rule": getattr(getattr(exc, "rule", None), "id", None)}
                                    ) from None
+            if game.outcome(after) is None:  # Quarriors: 'end' ends a turn, not the match
+                raise ServiceError(409, "end/not_allowed", f"{game.info.title} has no early "
+                                   "end: the match ends by its rules")
             match.push(action, source=source, data={"initiative": "players"})
 
         return self._commit(match_id, version, change)

@@ -77,12 +77,19 @@ def match_view(match_id: str, match: Match, title: str = "") -> dict[str, Any]:
         **state_view(match, state),
         "legal_actions": [a.to_str() for a in game.legal_actions(state)][:200],
         # the players may end the match on the phone (Pyramid Dice: the stall rule)
-        "can_end": any(a.to_str() == "end" for a in game.legal_actions(state)),
+        "can_end": ends_match(game, state),
         "entries": [e.to_dict() for e in match.entries[-50:]],
         "live": [e.seq for e in match.live_entries][-50:],
         "pending": pending_entry(match),
         "last_camera": last_camera_move(match),
     }
+
+
+def ends_match(game: Any, state: Any) -> bool:
+    """Whether the players may end the match now on the phone: a legal 'end' that ends it
+    (Pyramid Dice's stall rule; Quarriors' 'end' ends a turn, which the table shows)."""
+    return any(a.to_str() == "end" and game.outcome(game.apply(state, a)[0]) is not None
+               for a in game.legal_actions(state))
 
 
 def replay_index(match_id: str, match: Match, evidence: set[int],

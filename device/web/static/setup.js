@@ -37,6 +37,7 @@ async function gameChanged() {
   // the form says what the game's setup is made of: a box of cards, or a token sheet
   if (form.cards) setupState.model = pyramidModel(form);
   else if (form.sheet) setupState.model = sheetModel(form);
+  else if (form.power_cards) setupState.model = {kind: "power", form, chosen: []};
   $("#json-box").hidden = !setupState.model;
   drawSetup();
   scheduleCheck(0);
@@ -127,6 +128,7 @@ function options(game) {
 function formSetup() {
   const m = setupState.model;
   if (!m) return null;
+  if (m.kind === "power") return m.chosen.length ? {cards: [...m.chosen]} : {};
   return m.kind === "pyramid" ? pyramidSetup(m) : sheetSetup(m);
 }
 
@@ -228,8 +230,32 @@ async function createMatch(ev) {
 function drawSetup() {
   const m = setupState.model;
   if (!m) { $("#setup-box").replaceChildren(); return; }
-  $("#setup-box").replaceChildren(...(m.kind === "pyramid" ? drawPyramidSetup(m) : drawSheetSetup(m)));
+  $("#setup-box").replaceChildren(...(m.kind === "pyramid" ? drawPyramidSetup(m)
+    : m.kind === "power" ? drawPowerSetup(m) : drawSheetSetup(m)));
   formChanged();
+}
+
+// --- a box of Power Cards: the ones the table shows, by category ----------------------------
+function drawPowerSetup(m) {
+  const f = m.form;
+  const wanted = Object.entries(f.counts).map(([k, n]) => `${n} ${k}`).join(" and ");
+  const have = (cat) => m.chosen.filter((n) => (f.power_cards.find((c) => c.name === n) || {}).category === cat).length;
+  const groups = Object.keys(f.counts).map((cat) => el("fieldset", {class: "power-cards", "data-category": cat},
+    el("legend", {}, `${cat} cards (${have(cat)} of ${f.counts[cat]})`),
+    ...f.power_cards.filter((c) => c.category === cat).map((c) => {
+      const box = el("input", {type: "checkbox", name: "power-card", value: c.name, disabled: c.playable ? null : ""});
+      box.checked = m.chosen.includes(c.name);
+      box.addEventListener("change", () => {
+        m.chosen = box.checked ? [...m.chosen, c.name] : m.chosen.filter((n) => n !== c.name);
+        drawSetup();
+      });
+      return el("label", {class: "power-card", title: c.playable ? c.text.join(" / ") : c.why_not},
+        box, ` ${c.name} `, el("small", {}, `${c.class} · cost ${c.cost} · ${c.glory} glory${c.playable ? "" : " · not played yet"}`));
+    })));
+  return [el("fieldset", {id: "power-box"}, el("legend", {}, "Cards in play"),
+    el("p", {class: "hint"}, `${f.doc} Tick the ${wanted} cards your table shows.`),
+    el("p", {class: "hint", id: "power-tally"}, m.chosen.length ? `Chosen: ${m.chosen.length} cards.` : "None chosen: the cards are dealt at random."),
+    msg("cards"), ...groups)];
 }
 
 // --- Pyramid Dice: cards, layout, placement ----------------------------------------------

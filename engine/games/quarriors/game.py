@@ -13,17 +13,19 @@ reaction spells); ``capture`` (phase 4) and ``end`` (phase 5).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from engine.core import Event, Game, Outcome, Score, options_tuple
+from engine.core import Candidate, Event, Game, Outcome, Score, options_tuple
 from engine.errors import IllegalActionError, InvalidStateError
 from engine.games.quarriors import state as st
 from engine.games.quarriors.actions import Cast, Defend, Draw, Pick, QuarriorsAction, Roll, Use
 from engine.games.quarriors.actions import Word as WordAction
 from engine.games.quarriors.actions import parse as parse_text
+from engine.games.quarriors.dice import DICE
 from engine.games.quarriors.load import load_state
 from engine.games.quarriors.moves import new_seat, start_turn
+from engine.games.quarriors.observe import observed_draw
 from engine.games.quarriors.rules import INFO, RULES
 from engine.games.quarriors.setup import (
     SetupError,
@@ -33,9 +35,10 @@ from engine.games.quarriors.setup import (
     wilds_and_box,
 )
 from engine.games.quarriors.state import QuarriorsState
+from engine.games.quarriors.stats import cost, summon_cost
 from engine.games.quarriors.turn import chance, legal, play
 from engine.games.quarriors.view import expected_view
-from engine.observation import View
+from engine.observation import Observation, View
 from engine.registry import register
 
 _LAST: dict[str, tuple[QuarriorsState, list[QuarriorsAction]]] = {}
@@ -90,6 +93,27 @@ class Quarriors(Game[QuarriorsState, QuarriorsAction]):
     def chance_outcomes(self, state: QuarriorsState) -> list[tuple[QuarriorsAction, float]]:
         return chance(state)
 
+    # --- the camera ---------------------------------------------------------------------------
+    follow_unseen = True
+    """'attack' with no creature to attack with and 'done' (no cull) show nothing; the
+    player's next move does (core.Game.follow_unseen)."""
+
+    def observed_chance(self, state: QuarriorsState, observation: Observation
+                        ) -> list[tuple[QuarriorsAction, ...]]:
+        """The draw and roll read off the Active Pool (observe.observed_draw)."""
+        return observed_draw(state, observation)
+
+    def candidates(self, state: QuarriorsState) -> Iterator[Candidate[QuarriorsAction]]:
+        """The legal actions, and the mistakes a player makes with the dice at hand, each
+        naming its rule: a creature summoned for less quiddity than its level (RULES
+        summon), a Quarry die captured for less than its cost (RULES capture_cost)."""
+        for action in self.legal_actions(state):
+            yield Candidate(action)
+        for foul in _fouls(state):
+            error = self.why_illegal(state, foul)
+            if error is not None:
+                yield Candidate(foul, error)
+
     def check(self, state: QuarriorsState, action: QuarriorsAction) -> None:
         if action in self.legal_actions(state):
             return
@@ -122,6 +146,33 @@ class Quarriors(Game[QuarriorsState, QuarriorsAction]):
             kinds.setdefault(a.to_str().split()[0], []).append(a)
         return rng.choice(kinds[rng.choice(sorted(kinds))])
 
+    def table_action(self, state: QuarriorsState, rng: random.Random) -> QuarriorsAction:
+        """A random legal action as players at a table make them (the simulated table's):
+        mostly what moves the match on (summon a creature, spend quiddity for it, attack,
+        capture the dearest die they can pay for, cull a Basic Quiddity), now and then any
+        legal action (random_action), so that matches end in tens of turns, not hundreds."""
+        if chance(state) or rng.random() < 0.15:
+            return self.random_action(state, rng)
+        legal_now = self.legal_actions(state)
+        by: dict[str, list[QuarriorsAction]] = {}
+        for a in legal_now:
+            by.setdefault(a.to_str().split()[0], []).append(a)
+        for verb in ("score", "summon", "ready"):
+            if by.get(verb):
+                return rng.choice(by[verb])
+        if by.get("cull"):
+            cheap = [a for a in by["cull"] if isinstance(a, Pick) and a.die == "basic_quiddity"]
+            return rng.choice(cheap or by["cull"])
+        if by.get("capture"):
+            return max(by["capture"], key=lambda a: (cost(state, a.die)
+                                                     if isinstance(a, Pick) else 0))
+        if by.get("spend") and state.phase == "main" and rng.random() < 0.8:
+            return rng.choice(by["spend"])
+        for verb in ("done", "attack", "defend", "end"):
+            if by.get(verb):
+                return rng.choice(by[verb])
+        return self.random_action(state, rng)
+
     # --- results ----------------------------------------------------------------------------
     def score(self, state: QuarriorsState) -> tuple[Score, ...]:
         return tuple(Score(p, s.glory, s.breakdown) for p, s in enumerate(state.seats))
@@ -133,6 +184,24 @@ class Quarriors(Game[QuarriorsState, QuarriorsAction]):
 
     def expected_view(self, state: QuarriorsState) -> View:
         return expected_view(state)
+
+
+def _fouls(state: QuarriorsState) -> list[QuarriorsAction]:
+    """See Quarriors.candidates."""
+    if chance(state) or state.phase not in ("main", "capture"):
+        return []
+    out: list[QuarriorsAction] = []
+    turn = state.turn
+    if state.phase == "main":
+        for die, label in dict.fromkeys(state.me.active):
+            face = DICE[die].face(label) if label else None
+            if face is not None and face.kind == "creature" \
+                    and summon_cost(state, face) > turn.quiddity:
+                out.append(Use("summon", die, label))
+    elif turn.captures > 0:
+        out += [Pick("capture", die) for die, _ in state.wilds
+                if max(0, cost(state, die) - turn.discount) > turn.quiddity]
+    return out
 
 
 def _rule_for(state: QuarriorsState, action: QuarriorsAction) -> str:

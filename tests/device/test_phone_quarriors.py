@@ -1,0 +1,69 @@
+"""Quarriors! on the phone in a real browser: the New match form with the Power Cards (a
+repeated class named by the engine, then the table's own cards), the drawn table (the
+Wilds' cards with their dice, each player's zones), a live draw and roll, glory with its
+goal, and a question answered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from phone import browser_fixtures, require_browser
+
+served, server, page = browser_fixtures(require_browser())
+
+CREATURES = ["Mighty Deathdealer", "Defender of the Pale", "Devotee of the Holy Query",
+             "Strong Ghostly Spirit", "Quake Dragon", "Questing Wizard", "Scavenging Goblin"]
+SPELLS = ["Life Spell", "Death Charm", "Growth Incantation"]
+
+
+def test_quarriors_setup_live_move_and_question(server: tuple[str, Any], page: Any) -> None:
+    url, app = server
+    page.goto(url + "/#/new")
+    page.locator("#game-select").select_option("quarriors")
+    page.wait_for_selector("#power-box")
+    assert "dealt at random" in page.locator("#power-tally").inner_text()
+    # two cards of one class: the engine names the rule next to the cards
+    for name in ["Quake Dragon", "Strong Quake Dragon"]:
+        page.locator(f"#power-box input[value='{name}']").check()
+    page.wait_for_selector("#power-box .msg:has-text('repeats the class')")
+    page.locator("#power-box input[value='Strong Quake Dragon']").uncheck()
+    for name in CREATURES + SPELLS:
+        box = page.locator(f"#power-box input[value='{name}']")
+        if not box.is_checked():
+            box.check()
+    page.wait_for_selector("#power-tally:has-text('Chosen: 10 cards')")
+    page.wait_for_selector("#power-box .msg", state="hidden")
+    page.get_by_label("name of player 1").fill("Quinn")
+    page.get_by_label("name of player 2").fill("Monique")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_selector("#m-title:has-text('Quarriors')")
+    mid = page.evaluate("location.hash").split("/")[-1]
+    service = app.state.service
+    assert sorted(service.view(mid)["state"]["cards"]) == sorted(CREATURES + SPELLS)
+
+    # the Wilds: the three basic cards and the ten in play, with the dice left on each
+    page.wait_for_selector("#q-wilds .qcard[title='Quake Dragon: 5 dice left']")
+    assert page.locator("#q-wilds .qcard").count() == 13
+    assert page.locator("#q-wilds .qcard[title='Basic Quiddity: 0 dice left']").count() == 1
+    assert "goal 20 glory" in page.locator("#q-turn").inner_text()
+    assert page.locator("#m-turn").inner_text() == "Quinn to play"
+    assert "draw and roll" in page.locator("#m-phase").inner_text()
+
+    # a live move: Quinn draws six dice out of the bag and rolls them
+    texts = ["draw basic_quiddity"] * 5 + ["draw assistant"] + \
+        ["roll assistant Q1"] + ["roll basic_quiddity Q1"] * 3 + ["roll basic_quiddity Q2"] * 2
+    service.act(mid, "; ".join(texts), None, source="camera")
+    page.wait_for_selector("#q-active-0 .qdie >> nth=5")
+    assert page.locator("#q-active-0 .qdie[title='basic quiddity: Q2']").count() == 2
+    assert "6 in the bag" in page.locator(".zone:has(#q-active-0) h3").inner_text()
+
+    # the camera asks which die was spent; the players answer on the phone
+    service.note(mid, "question", "spend basic_quiddity Q1 or spend basic_quiddity Q2?",
+                 data={"candidates": [{"actions": ["spend basic_quiddity Q1"]},
+                                      {"actions": ["spend basic_quiddity Q2"]}]})
+    page.wait_for_selector("#m-pending.question")
+    page.locator("#m-pending button.answer[data-action='spend basic_quiddity Q2']").click()
+    page.wait_for_selector("#m-log li.answer")
+    page.wait_for_selector("#q-spent-0 .qdie[title='basic quiddity: Q2']")
+    assert "2 quiddity" in page.locator("#q-turn").inner_text()
+    assert page.locator("#q-active-0 .qdie").count() == 5

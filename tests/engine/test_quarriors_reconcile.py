@@ -1,0 +1,85 @@
+"""Quarriors read off the table: the six dice drawn out of the hidden bag and rolled
+together are one reading (the run of draws and rolls read from the Active Pool), a move
+that shows nothing is told by the next one that does, and a mistake with the dice names
+its rule."""
+
+from __future__ import annotations
+
+from engine import Accepted, Ambiguous, Match, Violation, get_game
+from engine.observation import Observation, Observed, View
+from engine.reconcile import reconcile
+
+GAME = get_game("quarriors")
+CARDS = ["Mighty Deathdealer", "Defender of the Pale", "Devotee of the Holy Query",
+         "Strong Ghostly Spirit", "Quake Dragon", "Questing Wizard", "Scavenging Goblin",
+         "Life Spell", "Death Charm", "Growth Incantation"]
+DRAW = ["draw basic_quiddity"] * 4 + ["draw assistant"] * 2 + \
+    ["roll assistant Q1", "roll assistant L1-1/2"] + ["roll basic_quiddity Q1"] * 2 + \
+    ["roll basic_quiddity Q2"] * 2
+
+
+def _seen(view: View, sure: float = 0.97) -> Observation:
+    """The true table read with a little doubt on each attribute."""
+    objs = []
+    for e in view:
+        attrs = dict(e.attrs)
+        dists = {k: {v: sure} for k, v in attrs.items()}
+        objs.append(Observed.make(e.kind, e.zone, e.slot, confidence=0.95, **dists))
+    return Observation(tuple(objs), moved=True, frame=1, dice_moved=True)
+
+
+def _match() -> Match:
+    return Match(GAME, 2, None, setup={"cards": CARDS})
+
+
+def test_the_draw_of_six_dice_is_one_reading() -> None:
+    m = _match()
+    truth = GAME.play(m.state, DRAW)
+    res = reconcile(GAME, m.state, _seen(GAME.expected_view(truth)))
+    assert isinstance(res, Accepted), res
+    assert GAME.play(m.state, [a.to_str() for a in res.actions]) == truth
+    assert sum(a.to_str().startswith("draw") for a in res.actions) == 6
+
+
+def test_a_doubtful_face_of_the_draw_is_asked() -> None:
+    m = _match()
+    truth = GAME.play(m.state, DRAW)
+    seen = _seen(GAME.expected_view(truth))
+    doubtful = next(i for i, o in enumerate(seen.objects)
+                    if o.zone == "active:0" and o.top("face") == "Q2")
+    objs = list(seen.objects)
+    o = objs[doubtful]
+    objs[doubtful] = Observed.make("die", o.zone, None, confidence=0.95,
+                                   type={"quarriors-basic-quiddity": 0.97},
+                                   face={"Q2": 0.5, "Q1": 0.45})
+    res = reconcile(GAME, m.state, Observation(tuple(objs), moved=True, frame=1,
+                                               dice_moved=True))
+    assert isinstance(res, Ambiguous), res
+    finals = {GAME.play(m.state, [a.to_str() for a in c.actions]).seats[0].active
+              for c in res.candidates}
+    assert truth.seats[0].active in finals and len(finals) == 2
+
+
+def test_an_unseen_attack_is_told_by_the_capture_after_it() -> None:
+    m = _match()
+    state = GAME.play(m.state, DRAW + ["spend basic_quiddity Q2", "spend basic_quiddity Q2"])
+    assert not any(r for r in state.seats[0].ready)
+    truth = GAME.play(state, ["attack", "capture assistant"])
+    # 'attack' with no creature shows nothing: alone, it is asked, never recorded unasked
+    alone = reconcile(GAME, state, _seen(GAME.expected_view(GAME.play(state, ["attack"]))))
+    assert not isinstance(alone, Accepted)
+    res = reconcile(GAME, state, _seen(GAME.expected_view(truth)))
+    assert isinstance(res, Accepted), res
+    assert [a.to_str() for a in res.actions] == ["attack", "capture assistant"]
+
+
+def test_a_creature_summoned_unpaid_names_the_rule() -> None:
+    m = _match()
+    state = GAME.play(m.state, DRAW)
+    assert state.turn.quiddity == 0
+    foul = GAME.parse_action("summon assistant L1-1/2")
+    assert not GAME.is_legal(state, foul)
+    res = reconcile(GAME, state, _seen(GAME.view_after(state, foul)))
+    assert isinstance(res, Violation), res
+    assert res.rule.id == "quarriors.summon"
+    assert "Quiddity equal to the Creature's level" in res.rule.text
