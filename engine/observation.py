@@ -80,6 +80,37 @@ def make_view(objects: Iterable[Expected]) -> View:
     return tuple(sorted(objects, key=_sort_key))
 
 
+class PartedView(tuple[Expected, ...]):
+    """A view (equal to, and hashed as, the plain tuple of its objects) that also keeps
+    its objects' runs of one (kind, zone) as the tuples it was joined from (``parts``).
+    Made by :func:`join_parts`; reconcile scores each part once per distinct tuple
+    instead of sorting every candidate view into its zones again (Pyradice: up to 3 500
+    views of ~45 dice per reading, each differing from the last in one board)."""
+
+    parts: tuple[View, ...]
+
+
+def part_view(objects: Iterable[Expected]) -> View:
+    """The objects of one (kind, zone) as a part for :func:`join_parts` (canonical order);
+    raises ValueError when they are not all of one kind and zone."""
+    part = make_view(objects)
+    if part and any((e.kind, e.zone) != (part[0].kind, part[0].zone) for e in part):
+        raise ValueError("a view's part holds objects of one kind and zone")
+    return part
+
+
+def join_parts(parts: Iterable[View]) -> View:
+    """The view of ``parts`` (each from :func:`part_view`, of distinct (kind, zone)s),
+    equal to ``make_view`` of all their objects, keeping the parts (:class:`PartedView`)."""
+    kept = sorted((p for p in parts if p), key=lambda p: (p[0].kind, p[0].zone))
+    for a, b in zip(kept, kept[1:], strict=False):
+        if (a[0].kind, a[0].zone) == (b[0].kind, b[0].zone):
+            raise ValueError(f"two parts of one view hold {a[0].kind} in {a[0].zone}")
+    view = PartedView(e for p in kept for e in p)
+    view.parts = tuple(kept)
+    return view
+
+
 @dataclass(frozen=True, slots=True)
 class Observed:
     """One object the camera saw.

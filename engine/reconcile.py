@@ -25,7 +25,7 @@ from typing import Any
 
 from engine.core import Candidate, Game, State, throws_dice
 from engine.errors import Rule
-from engine.observation import Expected, Observation, Observed, View
+from engine.observation import Expected, Observation, Observed, PartedView, View
 from engine.resolution import (
     Accepted,
     Ambiguous,
@@ -254,6 +254,9 @@ class _Fitter:
         # each reading's score against each object: the candidate views of one reading
         # share most of their objects (Pyradice: 2 400 views, a board of 21 dice each)
         self.pairs: dict[tuple[int, Expected], float] = {}
+        # a part of a PartedView by its id -> (the part, its group, its fit); the part is
+        # held, so its id is not another's while this fitter lives
+        self.by_part: dict[int, tuple[View, tuple[str, str], float]] = {}
         self.saturated = sum(
             math.log(max(o.confidence, _FLOOR))
             + sum(math.log(max(d[0][1], _FLOOR)) for _, d in o.dists if d)
@@ -270,8 +273,26 @@ class _Fitter:
     def group_fits(self, view: View) -> dict[tuple[str, str], float]:
         """Each (kind, zone) group's log-likelihood of ``view`` (what log_likelihood sums,
         in its order, but the objects outside every zone)."""
-        by_group: dict[tuple[str, str], list[Expected]] = {}
         seen = self.zones_seen
+        parts = view.parts if isinstance(view, PartedView) else None
+        if parts is not None:
+            # the view's groups are the parts it was joined from, in the same order: each
+            # scored once per distinct tuple (the same objects of a zone are the same tuple)
+            out: dict[tuple[str, str], float] = {}
+            for part in parts:
+                hit = self.by_part.get(id(part))
+                if hit is None or hit[0] is not part:
+                    first = part[0]
+                    if seen and first.zone not in seen:
+                        continue
+                    key = (first.kind, first.zone)
+                    hit = self.by_part[id(part)] = (part, key, self._group(key, part))
+                out[hit[1]] = hit[2]
+            for kind_, zone_ in self.groups:
+                if zone_ is not None and (kind_, zone_) not in out:
+                    out[(kind_, zone_)] = self._group((kind_, zone_), ())
+            return out
+        by_group: dict[tuple[str, str], list[Expected]] = {}
         kind, zone, group = "", "", None
         for exp in view:
             if exp.kind != kind or exp.zone != zone:  # (views come sorted: runs of a group)
@@ -338,7 +359,8 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
             p = 1.0 / decisions
             if action.is_chance:
                 p *= chance.get(action, 0.0)
-            after, _ = game.apply(state, action)
+            # (the game listed it as legal: not checked again)
+            after, _ = game._apply(state, action)
             view = game.expected_view(after)
         else:
             p = params.illegal_prior / decisions
@@ -532,8 +554,8 @@ def _posteriors(scored: Iterable[_Scored], current: View = (),
     by_view: dict[tuple[View, Any], _Scored] = {}
     for s in scored:
         key = (s.view, s.state if s.error is None and not as_it_was(s) else None)
-        kept = by_view.get(key)
-        if kept is None or (s.log_prior, s.error is None, -len(s.actions)) > (
+        kept = by_view.setdefault(key, s)  # (one lookup: a view's hash walks all of it)
+        if kept is not s and (s.log_prior, s.error is None, -len(s.actions)) > (
                 kept.log_prior, kept.error is None, -len(kept.actions)):
             by_view[key] = s
     items = list(by_view.values())

@@ -112,3 +112,46 @@ def test_candidates_name_their_rule() -> None:
     assert {"pyradice.available", "pyradice.place_unchanged", "pyradice.place_above",
             "pyradice.not_placed_die", "pyradice.one_skill"} <= rules
     assert all(c.legal == GAME.is_legal(s, c.action) for c in GAME.candidates(s))
+
+
+def test_a_view_joined_from_parts_is_the_view_and_scores_as_it() -> None:
+    """A Pyradice view is joined from its zones' parts (engine.observation.join_parts): it
+    equals and hashes as the plain sorted tuple of its objects, and reconcile's fitter
+    scores it, zone by zone and in sum, exactly as it scores that plain tuple."""
+    import importlib
+
+    from engine.observation import PartedView, make_view
+
+    rc = importlib.import_module("engine.reconcile")  # (engine.reconcile is the function)
+    s = play(opened(), "take L3-2 to 1-3")
+    view = GAME.expected_view(s)
+    plain = make_view(list(view))
+    assert isinstance(view, PartedView) and type(plain) is tuple
+    assert view == plain and hash(view) == hash(plain)
+    assert [e for part in view.parts for e in part] == list(plain)
+    assert [p[0].zone for p in view.parts] == ["board:0", "board:1", "quarry"]
+    i = index(view, "board:0", "1-3")
+    obs = seen(view)
+    misread = replace(obs, objects=obs.objects[:i] + (replace(
+        obs.objects[i], dists=(("colour", (("red", 0.6), ("green", 0.4))),
+                               ("face", (("2", 0.7), ("5", 0.3))))),) + obs.objects[i + 1:])
+    # (the board's zone out of sight: its part is left out, as the plain view's objects)
+    for o in (obs, misread, replace(misread, zones_seen=frozenset({"quarry", "board:1"}))):
+        for other in (GAME.expected_view(opened()), view):
+            a, b = rc._Fitter(o, rc.Params()), rc._Fitter(o, rc.Params())
+            assert a.group_fits(other) == b.group_fits(make_view(list(other)))
+            assert a.log_likelihood(other) == b.log_likelihood(make_view(list(other)))
+
+
+def test_a_view_part_holds_one_zone() -> None:
+    import pytest
+
+    from engine.observation import Expected, join_parts, part_view
+
+    a = Expected.make("die", "quarry", "L1-1", face="1")
+    b = Expected.make("die", "board:0", "1-1", face="2")
+    with pytest.raises(ValueError, match="one kind and zone"):
+        part_view([a, b])
+    with pytest.raises(ValueError, match="two parts"):
+        join_parts([part_view([a]), part_view([a])])
+    assert join_parts([part_view([a]), part_view([]), part_view([b])]) == (b, a)

@@ -28,7 +28,7 @@ from engine.games.pyradice.pyramid import Board, Die
 from engine.games.pyradice.state import PyradiceState
 from engine.games.pyradice.tokens import check_objectives, check_skills
 from engine.games.pyradice.vocabulary import Definition, parse_definition
-from engine.observation import Expected, View, make_view
+from engine.observation import Expected, View, join_parts, part_view
 
 
 @lru_cache(maxsize=4096)
@@ -36,29 +36,32 @@ def _die(zone: str, slot: str, value: int, colour: str) -> Expected:
     return Expected.make("die", zone, slot, type="d6", face=str(value), colour=colour)
 
 
-@lru_cache(maxsize=512)
-def board_view(player: int, board: Board) -> tuple[Expected, ...]:
+@lru_cache(maxsize=4096)
+def board_view(player: int, board: Board) -> View:
+    """A pyramid's dice, one part of a view (remembered: a reading's candidate turns
+    give the acting player's pyramid a few thousand ways, each met again and again)."""
     zone = f"board:{player}"
-    return tuple(_die(zone, pm.NAMES[n], d[0], d[1]) for n, d in enumerate(board)
-                 if d is not None)
+    return part_view(_die(zone, pm.NAMES[n], d[0], d[1]) for n, d in enumerate(board)
+                     if d is not None)
 
 
 @lru_cache(maxsize=512)
-def quarry_view(dims: qy.Dims, quarry: tuple[tuple[Die | None, ...], ...]
-                ) -> tuple[Expected, ...]:
+def quarry_view(dims: qy.Dims, quarry: tuple[tuple[Die | None, ...], ...]) -> View:
     geo = qy.geometry(dims)
     present = tuple(tuple(d is not None for d in layer) for layer in quarry)
-    return tuple(_die("quarry", geo.names[k][i], d[0], d[1])
-                 for k, layer in enumerate(quarry) for i, d in enumerate(layer)
-                 if d is not None and qy.top_uncovered(geo, present, k, i))
+    return part_view(_die("quarry", geo.names[k][i], d[0], d[1])
+                     for k, layer in enumerate(quarry) for i, d in enumerate(layer)
+                     if d is not None and qy.top_uncovered(geo, present, k, i))
 
 
 def view_of(state: PyradiceState, boards: tuple[Board, ...] | None = None,
             quarry: tuple[tuple[Die | None, ...], ...] | None = None) -> View:
-    objects = list(quarry_view(state.dims, state.quarry if quarry is None else quarry))
-    for p, board in enumerate(state.boards if boards is None else boards):
-        objects += board_view(p, board)
-    return make_view(objects)
+    """The view of a state, or of its quarry and pyramids replaced, joined from the
+    remembered parts of each (engine.observation.join_parts)."""
+    parts = [quarry_view(state.dims, state.quarry if quarry is None else quarry)]
+    parts += (board_view(p, board)
+              for p, board in enumerate(state.boards if boards is None else boards))
+    return join_parts(parts)
 
 
 # --- loading ----------------------------------------------------------------------------
