@@ -81,7 +81,7 @@ class DemoTable:
             if match.game.outcome(match.state) is not None:
                 return
             truth = table.truth.actions
-            if match.actions != truth[:len(match.actions)]:
+            if not Truth(table.truth).on_track(match):
                 return  # another story than the table's: the players' own to sort out
             for text in truth[len(match.actions):]:
                 self.service.act(mid, text, None, source="players")
@@ -151,8 +151,12 @@ class DemoTable:
                 return
         match = self.service.match(mid)
         truth = table.truth.actions
-        while match.actions != truth[: len(match.actions)]:
+        # the record follows the table when its moves lead where the true ones did (a
+        # Quarriors draw read off the table names its dice in another order)
+        track = Truth(table.truth)
+        while not track.on_track(match):
             self.service.undo(mid, None, source="players")
+            match = self.service.match(mid)
         missing = truth[len(match.actions):]
         if not missing:  # nothing had happened: say so, which closes the question
             self.service.note(mid, "answer", "nothing happened", {"question": question},
