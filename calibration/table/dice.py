@@ -73,9 +73,12 @@ TYPE_CONFIDENCE = 0.97
 else". A chosen value, UNMEASURED: no command measures the type read on whole tables yet
 (`dicetable pieces` measures faces of a known type)."""
 DICE_PPM, DICE_CELL_MM = 2.0, 3.0
-"""The dice zones are compared finer than a piece zone (calibration.table.gate): a die
-turned by hand from 5 to 3 changes its 8 mm cells at 1 px/mm by only 13 (under
-ZONE_CHANGE: the turn went unseen), its 3 mm cells at 2 px/mm by 90."""
+"""The dice zones are compared finer than a piece zone (calibration.table.gate), in sliding
+windows: a die turned by hand from 5 to 3 changes its 8 mm cells at 1 px/mm by only 13 (under
+ZONE_CHANGE: the turn went unseen), its 3 mm cells at 2 px/mm by 90. A purple die with gold
+pips turned from 4 to 5 changed those cells by only 18 in a simulated match (``simulate
+--dice purple-skull --seed 10``: unseen, the die read 4 for the rest of the turn), by 25-45
+in still renders; its sliding windows by 47-70 (``calibration.table.gate._cells``)."""
 
 Lap = Callable[[str], None]
 """Marks the end of a named step of a reading (its time is kept: the reader's timings)."""
@@ -113,7 +116,8 @@ class DiceStage:
         lo, hi = poly.min(axis=0), poly.max(axis=0)
         region = (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
         return list(gate.cached("dice", sight, region, lambda: self._read(sight, lap),
-                                ppm=DICE_PPM, cell_mm=DICE_CELL_MM, light=False))
+                                ppm=DICE_PPM, cell_mm=DICE_CELL_MM, light=False,
+                                sliding=True))
 
     def _read(self, sight: Sight, lap: Lap) -> list[Observed]:
         image, table = sight.image, sight.table

@@ -41,10 +41,6 @@ ZONE_CELL_MM = 8
 PARTIAL_SHARE = 0.5
 """A piece zone whose changed cells span less than this share of it is read again only
 there (a vault of twenty pyramids costs ~10x more to read whole than round one new piece)."""
-DICE_PPM, DICE_CELL_MM = 2.0, 3.0
-"""The dice zone is compared finer: a die turned by hand from 5 to 3 changes its 8 mm cells
-at 1 px/mm by only 13 (under ZONE_CHANGE: the turn went unseen), its 3 mm cells at 2 px/mm
-by 90."""
 
 
 LIGHT_HUE = 0.12
@@ -94,9 +90,12 @@ def mean_normalised(patch: np.ndarray) -> np.ndarray:
     return f * (128.0 / max(float(f.mean()), 1.0))
 
 
-def _cells(a: np.ndarray, b: np.ndarray, c: int = ZONE_CELL_MM) -> np.ndarray:
+def _cells(a: np.ndarray, b: np.ndarray, c: int = ZONE_CELL_MM, sliding: bool = False
+           ) -> np.ndarray:
     """Mean absolute difference of two rectified views per cell of c x c pixels (the
-    largest of the colour channels')."""
+    largest of the colour channels'). ``sliding``: each cell gives the largest mean of the
+    c x c windows whose corner lies in it, so a change smaller than a cell counts whole
+    wherever it falls (a pip that appears across four cells gave each a quarter)."""
     import cv2
 
     d = np.abs(a - b)
@@ -105,6 +104,10 @@ def _cells(a: np.ndarray, b: np.ndarray, c: int = ZONE_CELL_MM) -> np.ndarray:
     h, w = d.shape
     if h < c or w < c:
         return np.full((1, 1), float(d.mean()), np.float32)
+    if sliding:
+        means = cv2.blur(d, (c, c), anchor=(0, 0), borderType=cv2.BORDER_REPLICATE)
+        grid = means[:h // c * c, :w // c * c].reshape(h // c, c, w // c, c)
+        return grid.max(axis=(1, 3)).astype(np.float32)
     return cv2.resize(d[:h // c * c, :w // c * c], (w // c, h // c),
                       interpolation=cv2.INTER_AREA)
 
@@ -146,7 +149,8 @@ class ChangeGate:
     def cached(self, key: str, sight: Sight, region: tuple[float, float, float, float],
                read: Callable[..., list[Observed]], partial: bool = False,
                owns: Callable[[Observed, Box], bool] | None = None, ppm: float = 1.0,
-               cell_mm: float = ZONE_CELL_MM, light: bool = True) -> list[Observed]:
+               cell_mm: float = ZONE_CELL_MM, light: bool = True, sliding: bool = False
+               ) -> list[Observed]:
         """The zone's last reading if nothing in it changed; else read it again — with
         `partial`, only the part that changed (`read(core)` returns the objects it read
         round the core box; those of the last reading it does not `own(obj, core)` stand,
@@ -154,12 +158,13 @@ class ChangeGate:
         only the light's (:func:`lit_alike`) reads nothing again; off for the dice, whose
         pips are too small for its test (a die turned by hand from 4 to 6 passed it). A
         zone whose last reading disagrees with the state the match believes in
-        (:func:`agrees`) is read again even when only the light changed."""
+        (:func:`agrees`) is read again even when only the light changed. `sliding`: cells
+        compared as :func:`_cells` says (the dice: a turned die changes only pips)."""
         view = self._zone_view(sight, region, ppm)
         hit = self.readings.get(key)
         if hit is not None and hit[0].shape == view.shape:
             cell_px = max(1, int(round(cell_mm * ppm)))
-            cells = _cells(view, hit[0], cell_px) > ZONE_CHANGE
+            cells = _cells(view, hit[0], cell_px, sliding) > ZONE_CHANGE
             if not cells.any():
                 return hit[1]
             if light:

@@ -124,7 +124,7 @@ class SlotDiceStage:
         # turned by a skill changes only its pips (calibration.table.dice.DICE_PPM)
         return gate.cached(zone, sight, region, read, partial=True,
                            owns=lambda o, core: near(o.slot, core), ppm=DICE_PPM,
-                           cell_mm=DICE_CELL_MM, light=False)
+                           cell_mm=DICE_CELL_MM, light=False, sliding=True)
 
     def _slots(self, sight: Sight, zone: str, slots: list[Slot], above: set[str | None]
                ) -> list[Observed]:
