@@ -10,8 +10,9 @@ hands and the noise model work exactly as before, bit for bit. A view is rendere
 (about 0.1 s), when the table first shows it; the frames a hand is over reuse it, since only
 a settled frame is ever shown or kept.
 
-It also cuts, for a question, the part of the picture that holds the doubtful objects,
-each ringed (:meth:`PicturedTable.crop`), which the match service keeps with the question.
+It also locates, for a question, the doubtful objects in the picture and cuts the part
+that holds them (:meth:`PicturedTable.crop`), which the match service keeps with the
+question.
 """
 
 from __future__ import annotations
@@ -23,16 +24,12 @@ from typing import Any
 import cv2
 import numpy as np
 
+from device.question_crop import ringed_crop
 from engine.observation import Expected, View
 from vision.frame import Frame
 
 logger = logging.getLogger(__name__)
 
-CROP_MIN_MM = 90.0
-"""A crop shows at least this much of the table around the doubtful objects, so that the
-players see where on the table they lie."""
-RING_BGR = (0, 200, 255)
-"""The highlight around a doubtful object (amber, as the question box)."""
 
 
 class PicturedTable:
@@ -104,38 +101,11 @@ class PicturedTable:
         uv = self._pixels(np.array(polygon))
         return np.array([*uv.min(axis=0), *uv.max(axis=0)]), False
 
-    def crop(self, objects: Sequence[Expected], width: int = 360) -> bytes | None:
-        """JPEG of the part of the last picture that holds ``objects``, each ringed; None
-        when none of them can be placed (or there is no picture)."""
+    def crop(self, objects: Sequence[Expected]) -> bytes | None:
+        """JPEG of the part of the last picture that holds ``objects``, each ringed
+        (:func:`device.question_crop.ringed_crop`); None when none of them can be placed (or
+        there is no picture)."""
         if self._image is None or not objects:
             return None
         found = [hit for hit in (self.locate(o) for o in objects) if hit is not None]
-        if not found:
-            return None
-        image = self._image.copy()
-        boxes = np.array([box for box, _ in found])
-        for box, exact in found:
-            pad = 6 if exact else 2
-            cv2.rectangle(image, (int(box[0]) - pad, int(box[1]) - pad),
-                          (int(box[2]) + pad, int(box[3]) + pad), RING_BGR, 4 if exact else 3,
-                          cv2.LINE_AA)
-        x0, y0 = boxes[:, 0].min(), boxes[:, 1].min()
-        x1, y1 = boxes[:, 2].max(), boxes[:, 3].max()
-        # at least CROP_MIN_MM of table around them, in the crop's 4:3
-        px_per_mm = (boxes[0, 2] - boxes[0, 0]) / (2 * self.renderer.die_mm * 0.9) \
-            if found[0][1] else 1.0
-        least = max(CROP_MIN_MM * px_per_mm, 120.0)
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        w = max(x1 - x0 + 40, least, (y1 - y0 + 40) * 4 / 3)
-        h = w * 3 / 4
-        height, full = image.shape[:2]
-        left = int(np.clip(cx - w / 2, 0, max(0, full - w)))
-        top = int(np.clip(cy - h / 2, 0, max(0, height - h)))
-        part = image[top:top + int(h), left:left + int(w)]
-        if part.size == 0:
-            return None
-        scale = width / part.shape[1]
-        part = cv2.resize(part, (width, max(1, round(part.shape[0] * scale))),
-                          interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-        ok, jpeg = cv2.imencode(".jpg", part, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return jpeg.tobytes() if ok else None
+        return ringed_crop(self._image, found)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,7 +38,9 @@ from device.camera import CameraUnavailableError, FrameSource
 from device.matches.recovery import Recovery
 from device.matches.service import MatchService
 from device.observer_hands import HandSide
+from device.question_crop import ringed_crop
 from engine import Accepted, NoChange, Observation, Resolution
+from engine.observation import Expected
 from engine.reconcile import Params
 from vision.frame import Frame
 from vision.settle import Settler
@@ -92,6 +94,8 @@ class Runtime:
     """where the arm crossed into the picture while the table moved (who threw)"""
     recovery: Recovery = field(default_factory=Recovery)
     """the repairs of the record proposed when the camera is lost"""
+    _read_image: np.ndarray | None = None
+    """the frame last read (what a question's crop is cut from)"""
 
     def __post_init__(self) -> None:
         outline = self.table.outline()
@@ -121,6 +125,7 @@ class Runtime:
         # what the table should show (a reader learns from it and re-reads what disagrees)
         self.table.expect(match.game.expected_view(match.state))
         observation = self.table.read(frame)
+        self._read_image = frame.image
         edge, sure = self.hands.side()
         observation = replace(observation, moved=self._moved, frame=frame.seq, hand_edge=edge,
                               hand_edge_confidence=sure)
@@ -149,6 +154,15 @@ class Runtime:
         if self.live_view:
             self.service.set_picture(self.match_id, self._picture(frame))
         return step
+
+    def crop(self, objects: Sequence[Expected]) -> bytes | None:
+        """The part of the frame last read that holds ``objects``, each ringed, as the
+        table reader locates them (the match service's cropper for a question); None when
+        it places none of them."""
+        if self._read_image is None:
+            return None
+        found = [hit for hit in (self.table.locate(o) for o in objects) if hit is not None]
+        return ringed_crop(self._read_image, found)
 
     def _picture(self, frame: Frame) -> bytes:
         """The frame just read, with what the reader read drawn on it."""

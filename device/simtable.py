@@ -36,7 +36,7 @@ import numpy as np
 from device.observer_sim import NoisyObserver, attribute_domains
 from engine import Match, Observation, get_game
 from engine.core import Game, throws_dice
-from engine.observation import View
+from engine.observation import Expected, View
 from engine.thrower import default_seats
 from vision.frame import Frame
 
@@ -437,6 +437,9 @@ class NoiseReader:
 
     def annotated(self, image: np.ndarray) -> np.ndarray:
         return image
+
+    def locate(self, obj: Expected) -> None:
+        return None  # (no pixels: the demo's pictured table locates its own objects)
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.observation import Observation, View
+from engine.observation import Expected, Observation, View
 from vision.frame import Frame
 
 
@@ -41,4 +41,11 @@ class TableReading(Protocol):
 
     def annotated(self, image: np.ndarray) -> np.ndarray:
         """``image`` (the frame just read) with what was read drawn on it: the live view."""
+        ...
+
+    def locate(self, obj: Expected) -> tuple[np.ndarray, bool] | None:
+        """Where ``obj`` (an object of the match's view) lies in the frame last read: its
+        pixel box (x0, y0, x1, y1) and whether that is the object itself (True) or only its
+        zone or slot (False); None when the reader cannot place it. The phone's question
+        shows that part of the picture."""
         ...

@@ -40,7 +40,7 @@ from calibration.table.sight import Sight
 from calibration.table.slot_dice import SlotDiceStage
 from calibration.table.tracker import DieTracker
 from calibration.table.zones import zones_seen
-from engine.observation import Observation, View
+from engine.observation import Expected, Observation, Observed, View
 from vision.faces import DieFaceReader
 from vision.frame import Frame
 from vision.reader import DiceReader
@@ -68,6 +68,8 @@ class TableReader:
     timings: dict[str, float] = field(default_factory=dict)
     expected: View | None = None
     """the view of the state the match is believed in (:meth:`expect`)"""
+    last: tuple[Profile, tuple[Observed, ...]] | None = None
+    """the table as fitted to the frame last read, and what was read there (:meth:`locate`)"""
 
     @classmethod
     def build(cls, profile: Profile, game: str, reader: DiceReader | None = None,
@@ -173,4 +175,35 @@ class TableReader:
                              np.float64).reshape(-1, 2)
         moved = self.tracker.update(positions)
         lap("zones")
+        self.last = (table, tuple(dice + pieces))
         return Observation(tuple(dice + pieces), seen, None, seq, moved)
+
+    def locate(self, obj: Expected) -> tuple[np.ndarray, bool] | None:
+        """Where ``obj`` lies in the frame last read (the protocol's): the object read in
+        its zone and slot that shows what ``obj`` shows (else any of its kind there), boxed
+        a die's size round its place; else its slot's or zone's outline."""
+        if self.last is None:
+            return None
+        table, objects = self.last
+        layout, geometry = table.layout, table.geometry
+        there = [o for o in objects if o.kind == obj.kind and o.zone == obj.zone
+                 and o.slot == obj.slot and o.position_mm is not None]
+        alike = [o for o in there if all(o.dist(n) is None or o.top(n) == v
+                                         for n, v in obj.attrs)]
+        hits = alike or there
+        if hits and hits[0].position_mm is not None:
+            x, y = hits[0].position_mm
+            half = self.dice.spec.die_mm * 0.9
+            corners = np.array([[x - half, y - half], [x + half, y - half],
+                                [x + half, y + half], [x - half, y + half]])
+            uv = geometry.to_px(corners)
+            return np.array([*uv.min(axis=0), *uv.max(axis=0)]), True
+        try:
+            zone = layout.zone(obj.zone)
+        except (KeyError, ValueError):
+            return None
+        polygon = zone.polygon
+        if obj.slot is not None:
+            polygon = next((s.polygon for s in zone.slots if s.id == obj.slot), polygon)
+        uv = geometry.to_px(np.array(polygon, np.float64))
+        return np.array([*uv.min(axis=0), *uv.max(axis=0)]), False

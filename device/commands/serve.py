@@ -213,6 +213,7 @@ def _live_app(store: Any, camera: tuple[Any, Any, str, int], spec: str,
     service = MatchService(store)
     mid = service.create(game, players, {}, None, None, f"Table ({spec})")
     runtime = Runtime(source, table, service, mid, reopen=lambda: open_source(spec))
+    service.croppers[mid] = runtime.crop  # a question shows the doubtful dice in the frame
     stop = threading.Event()
     thread = threading.Thread(target=runtime.run, args=(stop,), name="camera-runtime",
                               daemon=True)
