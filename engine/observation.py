@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 #: zone / slot / attribute value of an expected object
@@ -102,13 +103,17 @@ def part_view(objects: Iterable[Expected]) -> View:
 def join_parts(parts: Iterable[View]) -> View:
     """The view of ``parts`` (each from :func:`part_view`, of distinct (kind, zone)s),
     equal to ``make_view`` of all their objects, keeping the parts (:class:`PartedView`)."""
-    kept = sorted((p for p in parts if p), key=lambda p: (p[0].kind, p[0].zone))
+    kept = sorted((p for p in parts if p), key=_part_key)
     for a, b in zip(kept, kept[1:], strict=False):
-        if (a[0].kind, a[0].zone) == (b[0].kind, b[0].zone):
+        if _part_key(a) == _part_key(b):
             raise ValueError(f"two parts of one view hold {a[0].kind} in {a[0].zone}")
-    view = PartedView(e for p in kept for e in p)
+    view = PartedView(chain.from_iterable(kept))
     view.parts = tuple(kept)
     return view
+
+
+def _part_key(part: View) -> tuple[str, str]:
+    return part[0].kind, part[0].zone
 
 
 @dataclass(frozen=True, slots=True)

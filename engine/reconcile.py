@@ -257,6 +257,13 @@ class _Fitter:
         # a part of a PartedView by its id -> (the part, its group, its fit); the part is
         # held, so its id is not another's while this fitter lives
         self.by_part: dict[int, tuple[View, tuple[str, str], float]] = {}
+        # for _part, per group: the readings' slots (None: not one slot each), each
+        # reading's gain from being the object of its slot (by the object's id), the
+        # readings' scores unmatched summed
+        self.slots: dict[tuple[str, str], list[str | None] | None] = {}
+        self.rows: dict[tuple[str, str], list[dict[int, tuple[Expected, float]]]] = {}
+        self.alone_sums: dict[tuple[str, str], float] = {}
+        self.log_miss = math.log(params.miss)
         self.saturated = sum(
             math.log(max(o.confidence, _FLOOR))
             + sum(math.log(max(d[0][1], _FLOOR)) for _, d in o.dists if d)
@@ -286,7 +293,7 @@ class _Fitter:
                     if seen and first.zone not in seen:
                         continue
                     key = (first.kind, first.zone)
-                    hit = self.by_part[id(part)] = (part, key, self._group(key, part))
+                    hit = self.by_part[id(part)] = (part, key, self._part(key, part))
                 out[hit[1]] = hit[2]
             for kind_, zone_ in self.groups:
                 if zone_ is not None and (kind_, zone_) not in out:
@@ -307,17 +314,53 @@ class _Fitter:
                 out[(kind_, zone_)] = self._group((kind_, zone_), ())
         return out
 
+    def _part(self, key: tuple[str, str], part: View) -> float:
+        """``_group(key, part)`` for a part of a PartedView, each object in a slot of its
+        own on both sides (Pyradice's dice) scored as _assign's quick path does, to the
+        bit, but with what depends only on the readings worked out once per reading (a
+        reading's candidate turns give one pyramid a few thousand ways)."""
+        slots = self.slots.get(key, ())
+        if slots == ():
+            observed = self.groups.get(key, [])
+            names = [o.slot for o in observed]
+            slots = self.slots[key] = names if observed and None not in names and \
+                len(set(names)) == len(names) else None
+        by_slot = {e.slot: e for e in part}
+        if slots is None or len(by_slot) != len(part) or None in by_slot:
+            return self._group(key, part)
+        observed = self.groups[key]
+        alone = self._alone(key)
+        log_miss = self.log_miss
+        rows = self.rows.setdefault(key, [{} for _ in observed])
+        best = []
+        for i, slot in enumerate(slots):
+            t = by_slot.get(slot)
+            if t is None:
+                best.append(0.0)
+                continue
+            row = rows[i]
+            hit = row.get(id(t))
+            if hit is None or hit[0] is not t:  # (t is held there: its id is its own)
+                hit = row[id(t)] = (t, max(_pair_score(observed[i], t) - alone[i] - log_miss,
+                                           0.0))
+            best.append(hit[1])
+        return self.alone_sums[key] + log_miss * len(part) + sum(best)
+
+    def _alone(self, key: tuple[str, str]) -> list[float]:
+        alone = self.alone.get(key)
+        if alone is None:
+            alone = self.alone[key] = [_unmatched_obs(o) for o in self.groups.get(key, [])]
+            self.alone_sums[key] = sum(alone)
+        return alone
+
     def _group(self, key: tuple[str, str], expected: tuple[Expected, ...]) -> float:
         ck = (key, expected)
         try:
             return self.cache[ck]
         except KeyError:
             observed = self.groups.get(key, [])
-            alone = self.alone.get(key)
-            if alone is None:
-                alone = self.alone[key] = [_unmatched_obs(o) for o in observed]
             value = self.cache[ck] = _assign(observed, expected, self.params.miss, self.pairs,
-                                             alone)
+                                             self._alone(key))
             return value
 
 

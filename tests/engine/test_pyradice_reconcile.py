@@ -130,6 +130,9 @@ def test_a_view_joined_from_parts_is_the_view_and_scores_as_it() -> None:
     assert view == plain and hash(view) == hash(plain)
     assert [e for part in view.parts for e in part] == list(plain)
     assert [p[0].zone for p in view.parts] == ["board:0", "board:1", "quarry"]
+    from engine.games.pyradice import pyramid as pm
+
+    assert list(pm.NAMES) == sorted(pm.NAMES)  # (a pyramid's part is built in this order)
     i = index(view, "board:0", "1-3")
     obs = seen(view)
     misread = replace(obs, objects=obs.objects[:i] + (replace(

@@ -489,3 +489,19 @@ def test_game_over() -> None:
 def test_rules_are_quoted() -> None:
     assert all(r.text == " ".join(r.text.split()) for r in RULES.values())
     assert isinstance(replace(new(), turn=1), PyradiceState)
+
+
+def test_a_turn_keeps_every_other_field_of_the_state() -> None:
+    """A turn's state is made field by field (Pyradice._apply, for speed): it is the state
+    before with the quarry, the pyramids, the player to move and the turn replaced, and a
+    field added to the state must be added there too."""
+    from dataclasses import fields
+
+    s = play(new(), "take L3-1 to 1-1")
+    after = GAME.apply(s, GAME.parse_action("take L3-3 to 1-1"))[0]
+    changed = {"quarry", "boards", "current", "turn"}
+    assert [f.name for f in fields(PyradiceState)] == [
+        "players", "options", "colours", "dims", "quarry", "skills", "objectives", "cards",
+        "defs", "boards", "current", "turn", "first"]
+    assert after == replace(s, **{n: getattr(after, n) for n in changed})
+    assert all(getattr(after, n) != getattr(s, n) for n in changed)

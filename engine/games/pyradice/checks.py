@@ -78,8 +78,7 @@ def physical(state: PyradiceState, turn: Turn) -> tuple[tuple[tuple[Die | None, 
     die = None if pos is None else quarry[pos[0]][pos[1]]
     if pos is None or die is None:
         return quarry, board
-    k, i = pos
-    quarry = quarry[:k] + (quarry[k][:i] + (None,) + quarry[k][i + 1:],) + quarry[k + 1:]
+    quarry = _taken(quarry, pos)
     n = pm.INDEX[turn.to]
     if board[n] is None:
         board = _put(board, n, (turn.face or die[0], die[1]))
@@ -90,3 +89,21 @@ def physical(state: PyradiceState, turn: Turn) -> tuple[tuple[tuple[Die | None, 
 
 def _put(board: Board, n: int, die: Die) -> Board:
     return board[:n] + (die,) + board[n + 1:]
+
+
+_TAKEN: dict[tuple[int, tuple[int, int]], tuple[object, tuple[tuple[Die | None, ...], ...]]] = {}
+
+
+def _taken(quarry: tuple[tuple[Die | None, ...], ...], pos: tuple[int, int]
+           ) -> tuple[tuple[Die | None, ...], ...]:
+    """The quarry with the die at ``pos`` taken: one tuple per quarry and slot (remembered by
+    the quarry's identity), so the many candidate turns of one reading that take the same
+    die share their quarry, and what is remembered of it (its view's part)."""
+    hit = _TAKEN.get((id(quarry), pos))
+    if hit is None or hit[0] is not quarry:
+        if len(_TAKEN) > 1024:
+            _TAKEN.clear()
+        k, i = pos
+        hit = _TAKEN[(id(quarry), pos)] = (quarry, quarry[:k] + (
+            quarry[k][:i] + (None,) + quarry[k][i + 1:],) + quarry[k + 1:])
+    return hit[1]

@@ -26,7 +26,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -187,8 +186,11 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
         me = state.current
         quarry, board = physical(state, action)
         boards = state.boards[:me] + (board,) + state.boards[me + 1:]
-        after = replace(state, quarry=quarry, boards=boards,
-                        current=(me + 1) % state.players, turn=state.turn + 1)
+        # (made field by field, not by dataclasses.replace: reconcile makes one state per
+        # legal candidate turn, thousands per reading late in a match)
+        after = PyradiceState(state.players, state.options, state.colours, state.dims, quarry,
+                              state.skills, state.objectives, state.cards, state.defs, boards,
+                              (me + 1) % state.players, state.turn + 1, state.first)
         events = [Event("place", f"P{me + 1} takes {action.take} and places it on "
                         f"{action.to}", me)]
         events += [Event("skill", f"P{me + 1} {u.to_str()}", me) for u in action.skills]

@@ -41,8 +41,9 @@ def board_view(player: int, board: Board) -> View:
     """A pyramid's dice, one part of a view (remembered: a reading's candidate turns
     give the acting player's pyramid a few thousand ways, each met again and again)."""
     zone = f"board:{player}"
-    return part_view(_die(zone, pm.NAMES[n], d[0], d[1]) for n, d in enumerate(board)
-                     if d is not None)
+    # (already in a view's order: the spaces' names sort as the board lists them)
+    return tuple([_die(zone, pm.NAMES[n], d[0], d[1]) for n, d in enumerate(board)
+                  if d is not None])
 
 
 @lru_cache(maxsize=512)
@@ -54,13 +55,29 @@ def quarry_view(dims: qy.Dims, quarry: tuple[tuple[Die | None, ...], ...]) -> Vi
                      if d is not None and qy.top_uncovered(geo, present, k, i))
 
 
+_PARTS: dict[tuple[int, int], tuple[object, View]] = {}
+
+
+def _part(key: int, row: Any, make: Any) -> View:
+    """``make()``'s part for the quarry (``key`` -1) or a pyramid (the player), remembered
+    by the identity of ``row`` (a turn's states share every row it did not change, and the
+    candidate turns of one reading share the quarry left by each die taken)."""
+    hit = _PARTS.get((key, id(row)))
+    if hit is None or hit[0] is not row:
+        if len(_PARTS) > 8192:
+            _PARTS.clear()
+        hit = _PARTS[(key, id(row))] = (row, make())
+    return hit[1]
+
+
 def view_of(state: PyradiceState, boards: tuple[Board, ...] | None = None,
             quarry: tuple[tuple[Die | None, ...], ...] | None = None) -> View:
     """The view of a state, or of its quarry and pyramids replaced, joined from the
     remembered parts of each (engine.observation.join_parts)."""
-    parts = [quarry_view(state.dims, state.quarry if quarry is None else quarry)]
-    parts += (board_view(p, board)
-              for p, board in enumerate(state.boards if boards is None else boards))
+    dims, q = state.dims, state.quarry if quarry is None else quarry
+    parts = [_part(-1, q, lambda: quarry_view(dims, q))]
+    for p, board in enumerate(state.boards if boards is None else boards):
+        parts.append(_part(p, board, lambda: board_view(p, board)))  # noqa: B023 (called now)
     return join_parts(parts)
 
 
