@@ -107,6 +107,9 @@ class Perception:
     table_script: str | None = None
     """The phone page's drawing of the game's table: a script of the page's static files
     (``games/<game>.js``) that registers it (None: the state shown as rows)."""
+    type_only_zones: tuple[str, ...] = ()
+    """Zone patterns whose dice the rules know by type only (Quarriors' Used Pile): their
+    faces are not read, and dice told apart by colour are typed by their colours alone."""
     slot_dice: SlotDice | None = None
     """Dice that lie in the slots of some zones, read slot by slot (calibration.table.
     slot_dice) instead of found by the dice reader (None: found by the dice reader)."""

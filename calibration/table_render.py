@@ -54,6 +54,10 @@ CAMERA_FILL = 0.9
 """Share of the frame the mat spans (the user frames the mat with a small margin)."""
 DIE_GAP_MM = 14.0
 """Least distance between two dice's edges where they land."""
+PACKED_PITCH = 1.15
+"""Centre to centre, over the die's edge, of dice pushed together in a full zone."""
+PACKED_YAW = 8.0
+"""Most a pushed-together die is turned from square, degrees."""
 PIECE_GAP_MM = 9.0
 """Gap between neighbouring pyramids standing side by side."""
 
@@ -191,14 +195,29 @@ class TableRenderer:
                 else:
                     new.append(old.pop(hit))
             for e in rest:  # turned by hand (or a face newly known): same place
-                if old:
-                    _, x, y, yaw, _ = old.pop(0)
+                # (a die of its zone, of its type if there is one: a die moved to another
+                # zone, a Quarriors die from the Active Pool to the Used Pile, lands there)
+                here = [i for i, d in enumerate(old) if d[0].zone == e.zone]
+                typed = [i for i in here if old[i][0].attr("type") == e.attr("type")]
+                if typed or here:
+                    _, x, y, yaw, _ = old.pop((typed or here)[0])
                     new.append((e, x, y, yaw, _die_face(e, rng, self.die_types)[1]))
                 else:
-                    new.append(self._land(e, new))
+                    new.append(self._land(e, new + old))
         else:
+            # dice thrown land anew; on a table with dice in several zones (Quarriors: the
+            # Active Pool thrown, the piles untouched) only the zones whose dice changed
+            unchanged: set[str] = set()
+            if len({e.zone for e in dice} | {d[0].zone for d in old}) > 1:
+                def content(items: list[Expected], zone: str) -> list[str]:
+                    return sorted(repr(e) for e in items if e.zone == zone)
+
+                unchanged = {z for z in {e.zone for e in dice}
+                             if content(dice, z) == content([d[0] for d in old], z)}
+            new = [d for d in old if d[0].zone in unchanged]
             for e in dice:
-                new.append(self._land(e, new))
+                if e.zone not in unchanged:
+                    new.append(self._land(e, new))
         pieces: dict[str, list[tuple[Expected, float, float, float]]] = {}
         for zone in sorted({e.zone for e in view if e.kind == "piece"} - {"bank"}):
             want = [e for e in view if e.kind == "piece" and e.zone == zone]
@@ -240,8 +259,29 @@ class TableRenderer:
             p = self.rng.uniform(lo, hi)
             if all(np.hypot(p[0] - d[1], p[1] - d[2]) >= need for d in placed):
                 break
+        else:
+            packed = self._packed_spot(poly, placed)
+            if packed is not None:
+                return (e, packed[0], packed[1], float(self.rng.uniform(-PACKED_YAW, PACKED_YAW)),
+                        _die_face(e, self.rng, self.die_types)[1])
         return (e, float(p[0]), float(p[1]), float(self.rng.uniform(0, 90)),
                 _die_face(e, self.rng, self.die_types)[1])
+
+    def _packed_spot(self, poly: np.ndarray, placed: list) -> tuple[float, float] | None:
+        """A zone too full for dice landing apart (a Quarriors Used Pile of 20 dice in 105 x
+        80 mm): the dice are pushed together, nearly square to the mat, in rows
+        (PACKED_PITCH); the first row place clear of every die there, or None."""
+        s = self.die_mm
+        half = s * (np.cos(np.radians(PACKED_YAW)) + np.sin(np.radians(PACKED_YAW))) / 2 + 0.5
+        lo, hi = poly.min(axis=0) + half, poly.max(axis=0) - half
+        pitch = s * PACKED_PITCH
+        for y in np.arange(lo[1], hi[1] + 1e-6, pitch):
+            for x in np.arange(lo[0], hi[0] + 1e-6, pitch):
+                if all(np.hypot(x - d[1], y - d[2]) >= pitch * 0.98 and not (
+                        d[3] % 90 > PACKED_YAW and d[3] % 90 < 90 - PACKED_YAW
+                        and np.hypot(x - d[1], y - d[2]) < s * 1.42 + 1) for d in placed):
+                    return float(x), float(y)
+        return None
 
     def _free_spot(self, zone: str, e: Expected, taken: list) -> tuple[float, float]:
         """Rows of spots across the zone, nearest the zone's inner corner first."""

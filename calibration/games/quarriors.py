@@ -65,6 +65,9 @@ SPEC = register(Perception(
     read_zones=PLAYER_ZONES,
     dice_zones=PLAYER_ZONES,
     die_types=game_types("quarriors"),
+    # the rules follow the Used Pile by type (RULES end_move: the dice are returned, not
+    # kept as they lay), so its faces are not read
+    type_only_zones=("used:*",),
     setup_form=setup_form,
     setup_rows=setup_rows,
 ))

@@ -25,7 +25,7 @@ import numpy as np
 
 from calibration.layouts import Layout
 from calibration.mat import READ_PPM, mat_raster
-from calibration.perception import Perception, resolve
+from calibration.perception import Perception, matches, resolve
 from calibration.table.enrolled import EnrolledDice
 from calibration.table.gate import ChangeGate
 from calibration.table.learning import TableLearner, seen_dice
@@ -247,14 +247,17 @@ class DiceStage:
             return objects
         edge = self.spec.die_mm
         centres = np.array([o.position_mm for o in objects], np.float64)
+        faceless = self.spec.type_only_zones
         read = read_top_faces(self.face_reader, image, sight.table.geometry, centres, edge,
-                              types)
+                              types, [o.zone is not None and matches(o.zone, faceless)
+                                      for o in objects] if faceless else None)
         dice = []
         for o, r in zip(objects, read, strict=True):
             dists: dict[str, Any] = {name: dict(d) for name, d in o.dists
                                      if name not in ("face", "colour")}
             dists["type"] = {r.type: TYPE_CONFIDENCE}
-            dists["face"] = r.faces
+            if r.faces:
+                dists["face"] = r.faces
             at = (round(r.centre_mm[0], 2), round(r.centre_mm[1], 2))
             conf = o.confidence
             mat = self._mat_dice

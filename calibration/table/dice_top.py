@@ -269,29 +269,88 @@ def locate_top(image: np.ndarray, geometry: Geometry, centre_mm: Any, edge_mm: f
 
 
 def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
-                   centres_mm: np.ndarray, edge_mm: float, types: list[str]
-                   ) -> list[TopReading]:
+                   centres_mm: np.ndarray, edge_mm: float, types: list[str],
+                   type_only: list[bool] | None = None) -> list[TopReading]:
     """Type and face of each die near `centres_mm`, read on the crop centred on its top face
     (:func:`locate_top`). A die whose outline is not found is read as the mean of 3 x 3
     crops SEARCH_MM apart round the estimate: a reading that the crops do not agree on is
-    then unsure, and the rules ask rather than record it."""
+    then unsure, and the rules ask rather than record it. ``type_only``: per die, only its
+    type is wanted (a zone whose faces the rules do not follow: Quarriors' Used Pile); of a
+    type set told apart by colour (:func:`body_colours`) it is read by its colours alone, no
+    face read (``faces`` empty, ``probability`` 0)."""
     out = []
-    for c in np.asarray(centres_mm, np.float64).reshape(-1, 2):
+    by_body = body_colours(types)
+    centres = np.asarray(centres_mm, np.float64).reshape(-1, 2)
+    for i, c in enumerate(centres):
         outline = locate_top(image, geometry, c, edge_mm)
         at = np.array([outline.centre_mm]) if outline is not None else c + _GRID * SEARCH_MM
         crops = top_crops(image, geometry, at, edge_mm, face_reader.crop_px)
+        where = outline.centre_mm if outline is not None else (float(c[0]), float(c[1]))
+        if by_body and type_only is not None and type_only[i]:
+            fits = _colour_fit(crops, by_body)
+            out.append(TopReading(max(fits, key=fits.__getitem__), {}, 0.0, where))
+            continue
         logits = face_reader.logits(crops)
         best: TopReading | None = None
+        colour = _colour_fit(crops, by_body) if by_body else {}
+        score = -np.inf
         for t in types:
             labels, probs = _type_probs(face_reader, logits, t)
             p = probs.mean(axis=0)
-            if best is None or float(p.max()) > best.probability:
+            fit = float(np.log(max(float(p.max()), 1e-6))) + colour.get(t, 0.0)
+            if best is None or fit > score:
+                score = fit
                 best = TopReading(t, {lb: round(float(v), 4)
                                       for lb, v in zip(labels, p, strict=True)},
                                   float(p.max()), outline.centre_mm if outline is not None
                                   else (float(c[0]), float(c[1])))
         assert best is not None
         out.append(_by_expert(face_reader, crops, best))
+    return out
+
+
+COLOUR_SIGMA = 12.0
+"""Spread (Lab units) of a die body's measured colour round its catalogued one: dice of a
+game whose faces all share labels across types (Quarriors: a Q1 on 15 dice) are told apart
+by their colours, body and ink. On rendered Quarriors tables (simulated table, seed 3, 40
+readings, 377 dice) the type was right for 238 by the face model alone and 368 by the body
+and ink colours (Lab, lightness weighted 2)."""
+_LAB_WEIGHT = np.array([2.0, 1.0, 1.0])
+
+
+def body_colours(types: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(body, ink) Lab of each type, for a set of types told apart by their colours: every
+    face drawn in its die's two colours (vision.dietypes look kind ``quarriors``); empty for
+    any other set (IceDice's colour die shows a colour per face)."""
+    from vision.colours import _lab
+    from vision.dietypes import get_type, hex_bgr
+
+    dtypes = [get_type(t) for t in types]
+    if not dtypes or any(f.look_dict().get("kind") != "quarriors" for d in dtypes
+                         for f in d.faces):
+        return {}
+    return {d.name: (_lab(np.array([hex_bgr(d.body)], np.float32))[0],
+                     _lab(np.array([hex_bgr(d.ink)], np.float32))[0]) for d in dtypes}
+
+
+def _colour_fit(crops: np.ndarray, by_body: dict[str, tuple[np.ndarray, np.ndarray]]
+                ) -> dict[str, float]:
+    """Log-likelihood of each type from the measured body and ink colours of the crops (a
+    face mostly in its ink colour swaps them: tried both ways, the swap a little less
+    likely)."""
+    from vision.colours import _lab, measure_die_colours
+
+    body, ink = measure_die_colours(crops)
+    b = _lab(body.astype(np.float32)).mean(axis=0)
+    k = _lab(ink.astype(np.float32)).mean(axis=0)
+
+    def d(x: np.ndarray, y: np.ndarray) -> float:
+        return float(np.sum((x - y) ** 2 * _LAB_WEIGHT))
+
+    out = {}
+    for t, (tb, tk) in by_body.items():
+        dist = min(d(b, tb) + 0.5 * d(k, tk), d(k, tb) + 0.5 * d(b, tk) + 2 * COLOUR_SIGMA ** 2)
+        out[t] = -dist / (2 * COLOUR_SIGMA ** 2)
     return out
 
 
