@@ -56,28 +56,30 @@ def quarry_view(dims: qy.Dims, quarry: tuple[tuple[Die | None, ...], ...]) -> Vi
 
 
 _PARTS: dict[tuple[int, int], tuple[object, View]] = {}
+"""Parts of views remembered by the identity of the quarry (key -1) or a player's pyramid
+they show: a turn's states share every row it did not change, and the candidate turns of
+one reading share the quarry left by each die taken (checks.physical)."""
 
 
-def _part(key: int, row: Any, make: Any) -> View:
-    """``make()``'s part for the quarry (``key`` -1) or a pyramid (the player), remembered
-    by the identity of ``row`` (a turn's states share every row it did not change, and the
-    candidate turns of one reading share the quarry left by each die taken)."""
-    hit = _PARTS.get((key, id(row)))
-    if hit is None or hit[0] is not row:
-        if len(_PARTS) > 8192:
-            _PARTS.clear()
-        hit = _PARTS[(key, id(row))] = (row, make())
-    return hit[1]
+def _remember(key: tuple[int, int], row: object, part: View) -> View:
+    if len(_PARTS) > 8192:
+        _PARTS.clear()
+    _PARTS[key] = (row, part)
+    return part
 
 
 def view_of(state: PyradiceState, boards: tuple[Board, ...] | None = None,
             quarry: tuple[tuple[Die | None, ...], ...] | None = None) -> View:
     """The view of a state, or of its quarry and pyramids replaced, joined from the
     remembered parts of each (engine.observation.join_parts)."""
-    dims, q = state.dims, state.quarry if quarry is None else quarry
-    parts = [_part(-1, q, lambda: quarry_view(dims, q))]
+    q = state.quarry if quarry is None else quarry
+    hit = _PARTS.get((-1, id(q)))
+    parts = [hit[1] if hit is not None and hit[0] is q else
+             _remember((-1, id(q)), q, quarry_view(state.dims, q))]
     for p, board in enumerate(state.boards if boards is None else boards):
-        parts.append(_part(p, board, lambda: board_view(p, board)))  # noqa: B023 (called now)
+        hit = _PARTS.get((p, id(board)))
+        parts.append(hit[1] if hit is not None and hit[0] is board else
+                     _remember((p, id(board)), board, board_view(p, board)))
     return join_parts(parts)
 
 
