@@ -13,6 +13,7 @@ never forced onto the nearest name.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import math
@@ -93,16 +94,29 @@ def body_pixels(image: np.ndarray, box: np.ndarray, white: np.ndarray) -> np.nda
     px = lab(bgr)
     if len(px) < 4:
         return bgr
+    labels = two_means(px)
+    big = int(np.bincount(labels, minlength=2).argmax())
+    return bgr[labels == big]
+
+
+def two_means(px: np.ndarray, rounds: int = 8) -> np.ndarray:
+    """Labels 0 / 1 of (N, 3) Lab pixels split in two by ``rounds`` rounds of 2-means,
+    seeded with the darkest and the lightest pixel (a die's body and its pips). A round
+    that labels every pixel as the one before ends it: the centres it would compute are the
+    ones it used, so every later round would give the same labels (one die's pixels settle
+    in 2-3 rounds: the eight were most of the time a slot's colour took to read)."""
     centres = px[[px[:, 0].argmin(), px[:, 0].argmax()]].copy()
     labels = np.zeros(len(px), int)
-    for _ in range(8):
+    for r in range(rounds):
         dist = ((px[:, None] - centres[None]) ** 2).sum(axis=2)
-        labels = dist.argmin(axis=1)
+        new = dist.argmin(axis=1)
+        if r and np.array_equal(new, labels):
+            break
+        labels = new
         for k in (0, 1):
             if np.any(labels == k):
                 centres[k] = px[labels == k].mean(axis=0)
-    big = int(np.bincount(labels, minlength=2).argmax())
-    return bgr[labels == big]
+    return labels
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +159,7 @@ class Palette:
         d2 = self.distances(lab_mean)
         if d2.min() > REJECT_D2:
             return {}
-        logdet = np.array([np.linalg.slogdet(np.array(c.cov))[1] for c in self.classes])
+        logdet = np.array([_logdet(c.cov) for c in self.classes])
         log_like = -0.5 * (d2 + logdet)
         post = np.exp(log_like - log_like.max())
         post /= post.sum()
@@ -153,6 +167,12 @@ class Palette:
         scale = min(1.0, fit / 0.05)  # inside the 95 % ellipsoid: full confidence
         return {c.name: round(float(p * scale), 4) for c, p in zip(self.classes, post,
                                                                    strict=True) if p > 1e-4}
+
+
+@functools.lru_cache(maxsize=256)
+def _logdet(cov: tuple[tuple[float, float, float], ...]) -> float:
+    """log |cov| of a colour class (a palette's classes are read for every die)."""
+    return float(np.linalg.slogdet(np.array(cov))[1])
 
 
 def _chi2_sf3(x: float) -> float:

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from calibration.layouts import Layout, Slot
-from calibration.palette import lab, normalise
+from calibration.palette import lab, normalise, two_means
 from calibration.perception import Perception, matches, resolve
 from calibration.table.dice import DICE_CELL_MM, DICE_PPM
 from calibration.table.dice_top import lifted_px
@@ -258,13 +258,7 @@ def _quarters(square: np.ndarray, paper: np.ndarray, palette: Any) -> dict[str, 
                                  (slice(h, m), slice(0, h)), (slice(h, m), slice(h, m)))])
     if float(np.sqrt(((q[:, None] - q[None]) ** 2).sum(axis=2)).max()) > ONE_COLOUR:
         return None
-    centres = px[[px[:, 0].argmin(), px[:, 0].argmax()]].copy()
-    labels = np.zeros(len(px), int)
-    for _ in range(8):
-        labels = ((px[:, None] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
-        for k in (0, 1):
-            if np.any(labels == k):
-                centres[k] = px[labels == k].mean(axis=0)
+    labels = two_means(px)
     body = labels == int(np.bincount(labels, minlength=2).argmax())
     dist = palette.classify(px[body].mean(axis=0))
     if max(dist.values(), default=0.0) < SAME_COLOUR:

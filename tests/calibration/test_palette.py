@@ -124,3 +124,28 @@ def test_missing_colour_is_a_clear_error(renderers) -> None:
         calibrate_image(photo.image, mr.layout, colours=("red", "blue"))
     empty = calibrate_image(mr.photo(mr.random_pose(rng), seed=2).image, mr.layout)
     assert empty.palette.classes == ()  # no dice shown: geometry only
+
+
+def test_two_means_stops_early_with_the_labels_of_every_round() -> None:
+    """two_means ends when a round relabels nothing: its labels are those of all its
+    rounds run to the end (dice bodies with pips, and noise with no two colours)."""
+    from calibration.palette import lab, two_means
+
+    def every_round(px: np.ndarray, rounds: int) -> np.ndarray:
+        centres = px[[px[:, 0].argmin(), px[:, 0].argmax()]].copy()
+        labels = np.zeros(len(px), int)
+        for _ in range(rounds):
+            labels = ((px[:, None] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+            for k in (0, 1):
+                if np.any(labels == k):
+                    centres[k] = px[labels == k].mean(axis=0)
+        return labels
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        body = rng.integers(0, 256, 3)
+        bgr = np.clip(body + rng.normal(0, 4 + trial, (400, 3)), 0, 255)
+        bgr[rng.random(400) < 0.15] = rng.integers(0, 256, 3)  # pips
+        px = lab(bgr)
+        for rounds in (1, 2, 8):
+            assert np.array_equal(two_means(px, rounds), every_round(px, rounds))
