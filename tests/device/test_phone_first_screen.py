@@ -178,6 +178,10 @@ def test_hand_scoring_by_tapping_the_drawn_table(server: tuple[str, Any], size: 
         pg.wait_for_selector("#m-turn:has-text('Ann to play')")
         assert "quarry" in pg.locator("#m-phase").inner_text()
         assert "quarry" in pg.locator("#m-tap").inner_text()
+        if size == "laptop":  # the quarry's layers side by side: Ann's pyramid on the first screen
+            bottom = pg.evaluate("document.querySelector('#m-table .pyramid')"
+                                 ".getBoundingClientRect().bottom")
+            assert bottom <= pg.viewport_size["height"]
         # first tap: a die the rules let Ann take (ringed)
         die = pg.locator("#m-table .quarry .tappable").first
         slot = die.get_attribute("data-pick")
