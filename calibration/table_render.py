@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import zlib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -54,7 +55,7 @@ CAMERA_FILL = 0.9
 """Share of the frame the mat spans (the user frames the mat with a small margin)."""
 DIE_GAP_MM = 14.0
 """Least distance between two dice's edges where they land."""
-PACKED_PITCH = 1.15
+PACKED_PITCH = 1.35
 """Centre to centre, over the die's edge, of dice pushed together in a full zone."""
 PACKED_YAW = 8.0
 """Most a pushed-together die is turned from square, degrees."""
@@ -175,7 +176,15 @@ class TableRenderer:
         stay in their zone, new ones stand in the first free spot."""
         rng = self.rng
         dice = [e for e in view if e.kind == "die"]
+        self._crowded = {z for z, n in Counter(e.zone for e in dice).items()
+                         if z is not None and n > self._room(z)}
         old = list(self.placement.dice)
+        # a crowded zone whose dice changed is laid again, pushed together (players sweep
+        # dice into a Quarriors Used Pile): its dice leave their old places
+        swept = {z for z in self._crowded
+                 if sorted(repr(e) for e in dice if e.zone == z)
+                 != sorted(repr(d[0]) for d in old if d[0].zone == z)}
+        old = [d for d in old if d[0].zone not in swept]
         new: list[tuple[Expected, float, float, float, int]] = []
         slots = self._slots()
         if any((e.zone, e.slot) in slots for e in dice):
@@ -252,6 +261,11 @@ class TableRenderer:
             return (e, float(cx + dx), float(cy + dy), yaw,
                     _die_face(e, self.rng, self.die_types)[1])
         poly = np.array(self.layout.zone(e.zone).polygon)
+        if e.zone in getattr(self, "_crowded", ()):
+            packed = self._packed_spot(poly, placed)
+            if packed is not None:
+                return (e, packed[0], packed[1], float(self.rng.uniform(-PACKED_YAW, PACKED_YAW)),
+                        _die_face(e, self.rng, self.die_types)[1])
         margin = self.die_mm * 0.9
         lo, hi = poly.min(axis=0) + margin, poly.max(axis=0) - margin
         need = self.die_mm * 1.42 + DIE_GAP_MM
@@ -267,6 +281,14 @@ class TableRenderer:
         return (e, float(p[0]), float(p[1]), float(self.rng.uniform(0, 90)),
                 _die_face(e, self.rng, self.die_types)[1])
 
+    def _room(self, zone: str) -> int:
+        """How many dice land apart in a zone (DIE_GAP_MM): more are pushed together."""
+        poly = np.array(self.layout.zone(zone).polygon)
+        w, h = poly.max(axis=0) - poly.min(axis=0) - 2 * self.die_mm * 0.9
+        need = self.die_mm * 1.42 + DIE_GAP_MM
+        # dice landing one by one at random fill about 60 % of a grid's places
+        return max(1, int(0.6 * (max(w, 0) // need + 1) * (max(h, 0) // need + 1)))
+
     def _packed_spot(self, poly: np.ndarray, placed: list) -> tuple[float, float] | None:
         """A zone too full for dice landing apart (a Quarriors Used Pile of 20 dice in 105 x
         80 mm): the dice are pushed together, nearly square to the mat, in rows
@@ -275,8 +297,10 @@ class TableRenderer:
         half = s * (np.cos(np.radians(PACKED_YAW)) + np.sin(np.radians(PACKED_YAW))) / 2 + 0.5
         lo, hi = poly.min(axis=0) + half, poly.max(axis=0) - half
         pitch = s * PACKED_PITCH
-        for y in np.arange(lo[1], hi[1] + 1e-6, pitch):
-            for x in np.arange(lo[0], hi[0] + 1e-6, pitch):
+        n = np.floor(np.maximum(hi - lo, 0) / pitch)
+        lo = lo + (hi - lo - n * pitch) / 2  # the rows centred in the zone
+        for y in lo[1] + pitch * np.arange(n[1] + 1):
+            for x in lo[0] + pitch * np.arange(n[0] + 1):
                 if all(np.hypot(x - d[1], y - d[2]) >= pitch * 0.98 and not (
                         d[3] % 90 > PACKED_YAW and d[3] % 90 < 90 - PACKED_YAW
                         and np.hypot(x - d[1], y - d[2]) < s * 1.42 + 1) for d in placed):

@@ -255,7 +255,10 @@ class DiceStage:
         for o, r in zip(objects, read, strict=True):
             dists: dict[str, Any] = {name: dict(d) for name, d in o.dists
                                      if name not in ("face", "colour")}
-            dists["type"] = {r.type: TYPE_CONFIDENCE}
+            # a type read by colour says how sure it is (a state that cannot hold it then
+            # weighs the next likeliest); else the face model's pick at TYPE_CONFIDENCE
+            dists["type"] = {t: round(p * TYPE_CONFIDENCE, 4) for t, p in r.types.items()} \
+                if r.types else {r.type: TYPE_CONFIDENCE}
             if r.faces:
                 dists["face"] = r.faces
             at = (round(r.centre_mm[0], 2), round(r.centre_mm[1], 2))

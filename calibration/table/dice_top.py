@@ -23,7 +23,7 @@ of 753 live rolls misread, each one confidently, so recorded without a question)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -167,6 +167,8 @@ class TopReading:
     faces: dict[str, float]
     probability: float
     centre_mm: tuple[float, float]
+    types: dict[str, float] | None = None
+    """how likely each type is, of a set told apart by colour (None: ``type`` alone)"""
 
 
 def _type_probs(face_reader: Any, logits: np.ndarray, dtype: str) -> tuple[list[str], np.ndarray]:
@@ -287,17 +289,19 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
         crops = top_crops(image, geometry, at, edge_mm, face_reader.crop_px)
         where = outline.centre_mm if outline is not None else (float(c[0]), float(c[1]))
         if by_body and type_only is not None and type_only[i]:
-            fits = _colour_fit(crops, by_body)
-            out.append(TopReading(max(fits, key=fits.__getitem__), {}, 0.0, where))
+            by_colour = _colour_fit(crops, by_body)
+            out.append(TopReading(max(by_colour, key=by_colour.__getitem__), {}, 0.0, where,
+                                  _share(by_colour)))
             continue
         logits = face_reader.logits(crops)
         best: TopReading | None = None
         colour = _colour_fit(crops, by_body) if by_body else {}
         score = -np.inf
+        fits: dict[str, float] = {}
         for t in types:
             labels, probs = _type_probs(face_reader, logits, t)
             p = probs.mean(axis=0)
-            fit = float(np.log(max(float(p.max()), 1e-6))) + colour.get(t, 0.0)
+            fit = fits[t] = float(np.log(max(float(p.max()), 1e-6))) + colour.get(t, 0.0)
             if best is None or fit > score:
                 score = fit
                 best = TopReading(t, {lb: round(float(v), 4)
@@ -305,8 +309,18 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
                                   float(p.max()), outline.centre_mm if outline is not None
                                   else (float(c[0]), float(c[1])))
         assert best is not None
+        if colour:
+            best = replace(best, types=_share(fits))
         out.append(_by_expert(face_reader, crops, best))
     return out
+
+
+def _share(fits: dict[str, float], keep: float = 0.01) -> dict[str, float]:
+    """Log fits as probabilities (those of at least ``keep``)."""
+    top = max(fits.values())
+    w = {t: float(np.exp(v - top)) for t, v in fits.items()}
+    z = sum(w.values())
+    return {t: round(v / z, 4) for t, v in w.items() if v / z >= keep}
 
 
 COLOUR_SIGMA = 12.0
@@ -365,4 +379,4 @@ def _by_expert(face_reader: Any, crops: np.ndarray, best: TopReading) -> TopRead
     labels = list(reads[0].dist)
     p = np.mean([[r.dist[lb] for lb in labels] for r in reads], axis=0)
     faces = {lb: round(float(v), 4) for lb, v in zip(labels, p, strict=True)}
-    return TopReading(best.type, faces, float(p.max()), best.centre_mm)
+    return TopReading(best.type, faces, float(p.max()), best.centre_mm, best.types)
