@@ -395,6 +395,7 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
     # re-roll with a card) are one decision, weighed by their chance like a roll's.
     keys = {_decision_key(c.action) for c in cands if c.legal and not c.action.is_chance}
     decisions = max(len(keys) + (1 if chance else 0), 1)
+    mover = game.to_move(state) if side is not None else None
     out = []
     for cand in cands:
         action = cand.action
@@ -423,7 +424,7 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
             p *= params.moved_unthrown
             unthrown = math.log(params.moved_unthrown)
         sided = 0.0
-        if side is not None and game.to_move(state) != side.player:
+        if side is not None and mover != side.player:
             # the arm seen is not the acting player's: a chain's last action is the one
             # whose hand was seen (a 'pass' seen earlier, then the next player's roll)
             sided = side.log_other

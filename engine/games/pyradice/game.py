@@ -223,6 +223,19 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
         return qy.available(geo, present), spaces, skill_uses
 
     def legal_actions(self, state: PyradiceState) -> list[PyradiceAction]:
+        """Every legal turn (the lists of the last few states asked are remembered by the
+        state's identity: a reading weighs them, and the phone's view of the state after it
+        and of the move it made lists them again, thousands late in a match)."""
+        hit = _LEGAL.get(id(state))
+        if hit is not None and hit[0] is state:
+            return list(hit[1])
+        found = self._legal_actions(state)
+        if len(_LEGAL) >= 8:
+            _LEGAL.clear()
+        _LEGAL[id(state)] = (state, tuple(found))
+        return found
+
+    def _legal_actions(self, state: PyradiceState) -> list[PyradiceAction]:
         if state.over:
             return []
         avail, spaces, skill_uses = self._open(state)
@@ -315,6 +328,7 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
 
 _Open = tuple[list[tuple[int, int]], list[int], dict[int, list[Use]]]
 _LAST_OPEN: dict[str, tuple[PyradiceState, _Open]] = {}
+_LEGAL: dict[int, tuple[PyradiceState, tuple[PyradiceAction, ...]]] = {}
 
 
 @lru_cache(maxsize=256)
