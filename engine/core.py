@@ -283,6 +283,12 @@ class Game(ABC, Generic[S, A]):
         self.check(state, action)
         return self._apply(state, action)
 
+    def after(self, state: S, action: A) -> S:
+        """The state after an action already known to be legal, without what happened
+        (reconcile weighs every candidate move and records none of them; a game whose
+        events cost much to tell overrides this to skip them)."""
+        return self._apply(state, action)[0]
+
     def is_legal(self, state: S, action: A) -> bool:
         return self.why_illegal(state, action) is None
 

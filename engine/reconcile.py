@@ -403,8 +403,8 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
             p = 1.0 / decisions
             if action.is_chance:
                 p *= chance.get(action, 0.0)
-            # (the game listed it as legal: not checked again)
-            after, _ = game._apply(state, action)
+            # (the game listed it as legal: not checked again; its events are not told)
+            after = game.after(state, action)
             view = game.expected_view(after)
         else:
             p = params.illegal_prior / decisions

@@ -181,16 +181,20 @@ class Pyradice(Game[PyradiceState, PyradiceAction]):
     def check(self, state: PyradiceState, action: PyradiceAction) -> None:
         check_turn(state, action)
 
-    def _apply(self, state: PyradiceState,
-               action: PyradiceAction) -> tuple[PyradiceState, tuple[Event, ...]]:
+    def after(self, state: PyradiceState, action: PyradiceAction) -> PyradiceState:
         me = state.current
         quarry, board = physical(state, action)
         boards = state.boards[:me] + (board,) + state.boards[me + 1:]
         # (made field by field, not by dataclasses.replace: reconcile makes one state per
         # legal candidate turn, thousands per reading late in a match)
-        after = PyradiceState(state.players, state.options, state.colours, state.dims, quarry,
-                              state.skills, state.objectives, state.cards, state.defs, boards,
-                              (me + 1) % state.players, state.turn + 1, state.first)
+        return PyradiceState(state.players, state.options, state.colours, state.dims, quarry,
+                             state.skills, state.objectives, state.cards, state.defs, boards,
+                             (me + 1) % state.players, state.turn + 1, state.first)
+
+    def _apply(self, state: PyradiceState,
+               action: PyradiceAction) -> tuple[PyradiceState, tuple[Event, ...]]:
+        me = state.current
+        after = self.after(state, action)
         events = [Event("place", f"P{me + 1} takes {action.take} and places it on "
                         f"{action.to}", me)]
         events += [Event("skill", f"P{me + 1} {u.to_str()}", me) for u in action.skills]
