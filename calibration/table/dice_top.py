@@ -323,7 +323,7 @@ def _share(fits: dict[str, float], keep: float = 0.01) -> dict[str, float]:
     return {t: round(v / z, 4) for t, v in w.items() if v / z >= keep}
 
 
-COLOUR_SIGMA = 12.0
+COLOUR_SIGMA = 18.0
 """Spread (Lab units) of a die body's measured colour round its catalogued one: dice of a
 game whose faces all share labels across types (Quarriors: a Q1 on 15 dice) are told apart
 by their colours, body and ink. On rendered Quarriors tables (simulated table, seed 3, 40
@@ -352,9 +352,9 @@ def _colour_fit(crops: np.ndarray, by_body: dict[str, tuple[np.ndarray, np.ndarr
     """Log-likelihood of each type from the measured body and ink colours of the crops (a
     face mostly in its ink colour swaps them: tried both ways, the swap a little less
     likely)."""
-    from vision.colours import _lab, measure_die_colours
+    from vision.colours import _lab
 
-    body, ink = measure_die_colours(crops)
+    body, ink = _face_colours(crops)
     b = _lab(body.astype(np.float32)).mean(axis=0)
     k = _lab(ink.astype(np.float32)).mean(axis=0)
 
@@ -366,6 +366,26 @@ def _colour_fit(crops: np.ndarray, by_body: dict[str, tuple[np.ndarray, np.ndarr
         dist = min(d(b, tb) + 0.5 * d(k, tk), d(k, tb) + 0.5 * d(b, tk) + 2 * COLOUR_SIGMA ** 2)
         out[t] = -dist / (2 * COLOUR_SIGMA ** 2)
     return out
+
+
+def _face_colours(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(body BGR (N, 3), ink BGR (N, 3)) of square-on top-face crops (top_crops): the body is
+    the median of a ring just inside the face's edge, whatever its turn (a Quarriors face's
+    pictogram fills its middle: the two larger colour there is often the ink); the ink is
+    the mean of the middle's pixels farthest from the body."""
+    n, h, w = crops.shape[:3]
+    yy, xx = np.mgrid[0:h, 0:w]
+    r = np.hypot(xx - (w - 1) / 2, yy - (h - 1) / 2) / w  # in crop widths (face: 1 / CROP_SIDE)
+    ring = (r > 0.27) & (r < 0.35)
+    middle = r < 0.25
+    px = crops.reshape(n, h * w, 3).astype(np.float32)
+    body = np.median(px[:, ring.ravel()], axis=1)
+    mid = px[:, middle.ravel()]
+    far = ((mid - body[:, None]) ** 2).sum(axis=2)
+    cut = np.percentile(far, 75, axis=1, keepdims=True)
+    sel = (far >= cut).astype(np.float32)
+    ink = np.einsum("np,npc->nc", sel, mid) / np.maximum(sel.sum(axis=1), 1)[:, None]
+    return body, ink
 
 
 def _by_expert(face_reader: Any, crops: np.ndarray, best: TopReading) -> TopReading:
