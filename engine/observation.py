@@ -103,17 +103,17 @@ def part_view(objects: Iterable[Expected]) -> View:
 def join_parts(parts: Iterable[View]) -> View:
     """The view of ``parts`` (each from :func:`part_view`, of distinct (kind, zone)s),
     equal to ``make_view`` of all their objects, keeping the parts (:class:`PartedView`)."""
-    kept = sorted((p for p in parts if p), key=_part_key)
-    for a, b in zip(kept, kept[1:], strict=False):
-        if _part_key(a) == _part_key(b):
-            raise ValueError(f"two parts of one view hold {a[0].kind} in {a[0].zone}")
+    kept = [p for p in parts if p]
+    keys = [(p[0].kind, p[0].zone) for p in kept]
+    if any(a >= b for a, b in zip(keys, keys[1:], strict=False)):  # (not given in order)
+        order = sorted(range(len(kept)), key=keys.__getitem__)
+        kept, keys = [kept[i] for i in order], [keys[i] for i in order]
+        for a, b in zip(keys, keys[1:], strict=False):
+            if a == b:
+                raise ValueError(f"two parts of one view hold {a[0]} in {a[1]}")
     view = PartedView(chain.from_iterable(kept))
     view.parts = tuple(kept)
     return view
-
-
-def _part_key(part: View) -> tuple[str, str]:
-    return part[0].kind, part[0].zone
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,31 +55,34 @@ def quarry_view(dims: qy.Dims, quarry: tuple[tuple[Die | None, ...], ...]) -> Vi
                      if d is not None and qy.top_uncovered(geo, present, k, i))
 
 
-_PARTS: dict[tuple[int, int], tuple[object, View]] = {}
-"""Parts of views remembered by the identity of the quarry (key -1) or a player's pyramid
-they show: a turn's states share every row it did not change, and the candidate turns of
-one reading share the quarry left by each die taken (checks.physical)."""
+_PARTS: list[dict[int, tuple[object, View]]] = [{} for _ in range(5)]
+"""Parts of views remembered by the identity of the quarry (the last) or the pyramid (by
+player) they show: a turn's states share every row it did not change, and the candidate
+turns of one reading share the quarry left by each die taken (checks.physical)."""
 
 
-def _remember(key: tuple[int, int], row: object, part: View) -> View:
-    if len(_PARTS) > 8192:
-        _PARTS.clear()
-    _PARTS[key] = (row, part)
+def _remember(memo: dict[int, tuple[object, View]], row: object, part: View) -> View:
+    if len(memo) > 4096:
+        memo.clear()
+    memo[id(row)] = (row, part)
     return part
 
 
 def view_of(state: PyradiceState, boards: tuple[Board, ...] | None = None,
             quarry: tuple[tuple[Die | None, ...], ...] | None = None) -> View:
     """The view of a state, or of its quarry and pyramids replaced, joined from the
-    remembered parts of each (engine.observation.join_parts)."""
-    q = state.quarry if quarry is None else quarry
-    hit = _PARTS.get((-1, id(q)))
-    parts = [hit[1] if hit is not None and hit[0] is q else
-             _remember((-1, id(q)), q, quarry_view(state.dims, q))]
+    remembered parts of each (engine.observation.join_parts), given in the view's order."""
+    parts = []
     for p, board in enumerate(state.boards if boards is None else boards):
-        hit = _PARTS.get((p, id(board)))
+        memo = _PARTS[p]
+        hit = memo.get(id(board))
         parts.append(hit[1] if hit is not None and hit[0] is board else
-                     _remember((p, id(board)), board, board_view(p, board)))
+                     _remember(memo, board, board_view(p, board)))
+    q = state.quarry if quarry is None else quarry
+    memo = _PARTS[-1]
+    hit = memo.get(id(q))
+    parts.append(hit[1] if hit is not None and hit[0] is q else
+                 _remember(memo, q, quarry_view(state.dims, q)))
     return join_parts(parts)
 
 
