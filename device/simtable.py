@@ -471,6 +471,8 @@ class SimFigures:
     longest lost spell is the longest of all"""
     ended_lost: int = 0
     """matches that ended with the record off the table by a wrong answer"""
+    questions: dict[str, int] = field(default_factory=dict)
+    """questions asked, by what they were about (device.simulate.question_kind)"""
 
     def add_players(self, counts: dict[str, int], lost: bool) -> None:
         for key, value in counts.items():
@@ -490,6 +492,8 @@ class SimFigures:
         self.readings += other.readings
         self.add_players(other.players, False)
         self.ended_lost += other.ended_lost
+        for kind, n in other.questions.items():
+            self.questions[kind] = self.questions.get(kind, 0) + n
         self.processing_ms += other.processing_ms
         for stage, values in other.stage_ms.items():
             self.stage_ms.setdefault(stage, []).extend(values)
@@ -524,6 +528,7 @@ class SimFigures:
                 "wrong_answers", "readings_lost", "lost_longest", "repairs_proposed",
                 "repairs_taken", "repairs_declined", "tables_taken", "fixed_by_hand")},
             "ended_lost": self.ended_lost,
+            "questions": dict(sorted(self.questions.items(), key=lambda kv: -kv[1])),
         }
 
     def _dice_read(self, first: bool, n: int = DICE_READINGS) -> float | None:

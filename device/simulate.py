@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from typing import IO, Any
 
+from device.matches.recovery import REPAIR_TYPES
 from device.matches.service import MatchService, ServiceError
 from device.runtime import Runtime, Step
 from device.sim_players import SimPlayers, Truth
@@ -123,6 +124,14 @@ def dice_right(observation: Observation, truth: View) -> tuple[int, int]:
     return right, sum(sum(c.values()) for c in want.values())
 
 
+def question_kind(scene: Scene, pending: dict[str, Any]) -> str:
+    """What a question was about, by the verb of the true move it asked (a draw and its
+    rolls: 'draw'), or the repair it proposed ('repair'), or 'none' when nothing happened."""
+    if (pending.get("data") or {}).get("type") in REPAIR_TYPES:
+        return "repair"
+    return scene.actions[0].split()[0] if scene.actions else "none"
+
+
 def simulate_match(game: str, players: int, seed: int, params: SimParams,
                    figures: SimFigures, max_frames: int = 200_000,
                    report: list[dict[str, Any]] | None = None) -> None:
@@ -204,6 +213,9 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
                 rec["wrong_undone"] = undone
         pending = service.view(mid)["pending"]
         if pending and not scene.illegal:
+            if pending.get("kind") == "question":
+                kind = question_kind(scene, pending)
+                figures.questions[kind] = figures.questions.get(kind, 0) + 1
             answered = people.answer(pending)
             if rec is not None:
                 rec["answered"] = answered if answered is not None else pending["text"]
