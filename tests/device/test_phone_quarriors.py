@@ -1,7 +1,7 @@
 """Quarriors! on the phone in a real browser: the New match form with the Power Cards (a
 repeated class named by the engine, then the table's own cards), the drawn table (the
-Wilds' cards with their dice, each player's zones), a live draw and roll, glory with its
-goal, and a question answered."""
+Wilds' cards with their dice, each player's zones), a live draw and roll, the goal, a
+question answered, and an attack resolved step by step."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ served, server, page = browser_fixtures(require_browser())
 CREATURES = ["Mighty Deathdealer", "Defender of the Pale", "Devotee of the Holy Query",
              "Strong Ghostly Spirit", "Quake Dragon", "Questing Wizard", "Scavenging Goblin"]
 SPELLS = ["Life Spell", "Death Charm", "Growth Incantation"]
+DRAW = ["draw basic_quiddity"] * 5 + ["draw assistant"] + ["roll assistant L1-1/2"] + \
+    ["roll basic_quiddity Q1"] * 3 + ["roll basic_quiddity Q2"] * 2
+"""six dice out of the bag, rolled: an Assistant on its creature face"""
 
 
 def test_quarriors_setup_live_move_and_question(server: tuple[str, Any], page: Any) -> None:
@@ -50,9 +53,7 @@ def test_quarriors_setup_live_move_and_question(server: tuple[str, Any], page: A
     assert "draw and roll" in page.locator("#m-phase").inner_text()
 
     # a live move: Quinn draws six dice out of the bag and rolls them
-    texts = ["draw basic_quiddity"] * 5 + ["draw assistant"] + \
-        ["roll assistant Q1"] + ["roll basic_quiddity Q1"] * 3 + ["roll basic_quiddity Q2"] * 2
-    service.act(mid, "; ".join(texts), None, source="camera")
+    service.act(mid, "; ".join(DRAW), None, source="camera")
     page.wait_for_selector("#q-active-0 .qdie >> nth=5")
     assert page.locator("#q-active-0 .qdie[title='basic quiddity: Q2']").count() == 2
     assert "6 in the bag" in page.locator(".zone:has(#q-active-0) h3").inner_text()
@@ -67,3 +68,15 @@ def test_quarriors_setup_live_move_and_question(server: tuple[str, Any], page: A
     page.wait_for_selector("#q-spent-0 .qdie[title='basic quiddity: Q2']")
     assert "2 quiddity" in page.locator("#q-turn").inner_text()
     assert page.locator("#q-active-0 .qdie").count() == 5
+
+    # an attack step by step: each summons an Assistant; Monique attacks, Quinn defends
+    service.act(mid, "summon assistant L1-1/2; attack; end", None, source="camera")
+    service.act(mid, "; ".join(DRAW + ["spend basic_quiddity Q2", "summon assistant L1-1/2",
+                                       "attack"]), None, source="camera")
+    page.wait_for_selector("#q-attack:has-text('Monique attacks: Quinn defends, 1 damage left')")
+    assert page.locator("#m-turn").inner_text() == "Quinn to play"
+    assert "choose a creature to defend" in page.locator("#m-phase").inner_text()
+    assert page.locator("#q-ready-0 .qdie[title='assistant: L1 1/2']").count() == 1
+    service.act(mid, "defend r1", None, source="camera")
+    page.wait_for_selector("#q-attack", state="detached")
+    assert "capture a die" in page.locator("#m-phase").inner_text()

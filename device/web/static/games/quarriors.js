@@ -13,10 +13,14 @@ function quarriorsLoadCards() {
   if (!quarriorsCards.loaded) {
     quarriorsCards.loaded = api("/api/games/quarriors/setup").then((form) => {
       for (const c of form.power_cards || []) (quarriorsCards.byDie[c.die] ||= []).push(c);
+      // the live table drawn before the cards were known is drawn again with their names
+      if (state.view && state.view.game === "quarriors") $("#m-table").replaceChildren(...drawTable(state.view));
     }).catch(() => {});
   }
   return quarriorsCards.loaded;
 }
+
+quarriorsLoadCards();
 
 function quarriorsDieName(key) { return key.replaceAll("_", " "); }
 
