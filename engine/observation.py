@@ -12,6 +12,7 @@ importing anything else of the engine.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -105,7 +106,7 @@ def join_parts(parts: Iterable[View]) -> View:
     equal to ``make_view`` of all their objects, keeping the parts (:class:`PartedView`)."""
     kept = [p for p in parts if p]
     keys = [(p[0].kind, p[0].zone) for p in kept]
-    if any(a >= b for a, b in zip(keys, keys[1:], strict=False)):  # (not given in order)
+    if not all(map(operator.lt, keys, keys[1:])):  # (not given in order)
         order = sorted(range(len(kept)), key=keys.__getitem__)
         kept, keys = [kept[i] for i in order], [keys[i] for i in order]
         for a, b in zip(keys, keys[1:], strict=False):

@@ -331,7 +331,9 @@ class _Fitter:
         observed = self.groups[key]
         alone = self._alone(key)
         log_miss = self.log_miss
-        rows = self.rows.setdefault(key, [{} for _ in observed])
+        rows = self.rows.get(key)
+        if rows is None:
+            rows = self.rows[key] = [{} for _ in observed]
         best = []
         for i, slot in enumerate(slots):
             t = by_slot.get(slot)
