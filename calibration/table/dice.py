@@ -238,7 +238,7 @@ class DiceStage:
         """Type and face of each die of a game with catalogued dice, read square-on from the
         top face's plane, on the crop centred on the die's outline (which also says where the
         die lies)."""
-        from calibration.table.dice_top import read_top_faces
+        from calibration.table.dice_top import TopCache, read_top_faces
 
         types = self.types
         if types and sight.expected is not None:
@@ -253,9 +253,11 @@ class DiceStage:
         edge = self.spec.die_mm
         centres = np.array([o.position_mm for o in objects], np.float64)
         faceless = self.spec.type_only_zones
+        if getattr(self, "_tops", None) is None:
+            self._tops = TopCache()
         read = read_top_faces(self.face_reader, image, sight.table.geometry, centres, edge,
                               types, [o.zone is not None and matches(o.zone, faceless)
-                                      for o in objects] if faceless else None)
+                                      for o in objects] if faceless else None, self._tops)
         dice = []
         for o, r in zip(objects, read, strict=True):
             dists: dict[str, Any] = {name: dict(d) for name, d in o.dists
