@@ -107,6 +107,10 @@ class Perception:
     table_script: str | None = None
     """The phone page's drawing of the game's table: a script of the page's static files
     (``games/<game>.js``) that registers it (None: the state shown as rows)."""
+    in_play: tuple[str, ...] = ()
+    """Die types always in a match, besides those its expected view shows (Quarriors: the
+    Basic Quiddity dice are all in the bags at the start, their card empty): the dice stage
+    reads the types of the expected view and these, not every type of the box."""
     type_only_zones: tuple[str, ...] = ()
     """Zone patterns whose dice the rules know by type only (Quarriors' Used Pile): their
     faces are not read, and dice told apart by colour are typed by their colours alone."""

@@ -242,9 +242,10 @@ class DiceStage:
 
         types = self.types
         if types and sight.expected is not None:
-            # the types in play are the match's (Quarriors: the Power Cards dealt); no other
-            # die comes onto the table during it
+            # the types in play are the match's (Quarriors: the Power Cards dealt, and the
+            # basic dice); no other die comes onto the table during it
             here = {e.attr("type") for e in sight.expected if e.kind == "die"}
+            here |= set(self.spec.in_play)
             types = [t for t in types if t in here] or types
         if not types:  # plain d6; measured on Pyramid Dice only (SURE_PLAIN_DIE)
             return self._confirmed(objects) if self.spec.dice_zones is not None else objects
