@@ -108,14 +108,16 @@ def two_means(px: np.ndarray, rounds: int = 8) -> np.ndarray:
     centres = px[[px[:, 0].argmin(), px[:, 0].argmax()]].copy()
     labels = np.zeros(len(px), int)
     for r in range(rounds):
-        dist = ((px[:, None] - centres[None]) ** 2).sum(axis=2)
-        new = dist.argmin(axis=1)
+        # the nearer centre, the first on a tie (argmin of the two squared distances)
+        new = (((px - centres[1]) ** 2).sum(axis=1) <
+               ((px - centres[0]) ** 2).sum(axis=1)).astype(labels.dtype)
         if r and np.array_equal(new, labels):
             break
         labels = new
         for k in (0, 1):
-            if np.any(labels == k):
-                centres[k] = px[labels == k].mean(axis=0)
+            mask = labels == k
+            if mask.any():
+                centres[k] = px[mask].mean(axis=0)
     return labels
 
 

@@ -252,10 +252,7 @@ def _quarters(square: np.ndarray, paper: np.ndarray, palette: Any) -> dict[str, 
     m = inner.shape[0]
     px = lab(normalise(inner.reshape(-1, 3), paper))
     grid = px.reshape(m, m, 3)
-    h = m // 2
-    q = np.array([np.median(grid[ys, xs].reshape(-1, 3), axis=0)
-                  for ys, xs in ((slice(0, h), slice(0, h)), (slice(0, h), slice(h, m)),
-                                 (slice(h, m), slice(0, h)), (slice(h, m), slice(h, m)))])
+    q = _quarter_medians(grid)
     if float(np.sqrt(((q[:, None] - q[None]) ** 2).sum(axis=2)).max()) > ONE_COLOUR:
         return None
     labels = two_means(px)
@@ -264,6 +261,20 @@ def _quarters(square: np.ndarray, paper: np.ndarray, palette: Any) -> dict[str, 
     if max(dist.values(), default=0.0) < SAME_COLOUR:
         return None
     return {k: round(float(v), 4) for k, v in dist.items() if v > 1e-4}
+
+
+def _quarter_medians(grid: np.ndarray) -> np.ndarray:
+    """(4, 3): the median colour of each quarter of an (m, m, 3) square (top left, top
+    right, bottom left, bottom right; the middle row and column of an odd square go to
+    the bottom and right quarters)."""
+    m = grid.shape[0]
+    h = m // 2
+    if m == 2 * h:  # the four at once
+        return np.median(grid.reshape(2, h, 2, h, 3).transpose(0, 2, 1, 3, 4)
+                         .reshape(4, h * h, 3), axis=1)
+    return np.array([np.median(grid[ys, xs].reshape(-1, 3), axis=0)
+                     for ys, xs in ((slice(0, h), slice(0, h)), (slice(0, h), slice(h, m)),
+                                    (slice(h, m), slice(0, h)), (slice(h, m), slice(h, m)))])
 
 
 def _under(slots: tuple[Slot, ...]) -> dict[str, set[str]]:

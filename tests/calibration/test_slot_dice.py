@@ -85,3 +85,18 @@ def test_renderer_stacks_dice_on_the_dice_below() -> None:
     assert supports == {s for s in slots if not s.startswith("L3-")}  # 25 + 16 under 9
     for sid, (x, y) in placed.items():
         assert np.hypot(x - slots[sid].centre[0], y - slots[sid].centre[1]) < 1.0
+
+
+@pytest.mark.parametrize("m", [24, 25, 8])
+def test_a_squares_quarter_medians_are_each_quarters_own(m: int) -> None:
+    """The four quarters' medians taken at once are those of each quarter on its own."""
+    from calibration.table.slot_dice import _quarter_medians
+
+    rng = np.random.default_rng(m)
+    for _ in range(20):
+        grid = rng.normal(50, 30, (m, m, 3)).astype(np.float32)
+        h = m // 2
+        own = [np.median(grid[ys, xs].reshape(-1, 3), axis=0)
+               for ys, xs in ((slice(0, h), slice(0, h)), (slice(0, h), slice(h, m)),
+                              (slice(h, m), slice(0, h)), (slice(h, m), slice(h, m)))]
+        assert np.array_equal(_quarter_medians(grid), np.array(own))
