@@ -123,3 +123,17 @@ def test_photos_without_dice_teach_nothing(reader) -> None:  # noqa: ANN001
                           np.zeros(0, np.int64))
     with pytest.raises(AdaptationError, match="no labelled dice"):
         learn_adaptation(reader, [empty])
+
+
+def test_few_labelled_dice_move_not_a_die_little() -> None:
+    """A photo of two dice says little about what is not a die: that row's pull is as
+    strong as sixteen dice's over two; the faces' rows, and many dice, keep PULL."""
+    from vision.adapt import NOT_A_DIE_DICE, PULL, pull_for
+    from vision.classifier import NOT_A_DIE
+
+    few, many = pull_for(2), pull_for(400)
+    assert few[NOT_A_DIE] == NOT_A_DIE_DICE / 2 > PULL[NOT_A_DIE]
+    assert many[NOT_A_DIE] == PULL[NOT_A_DIE]
+    faces = np.arange(len(PULL)) != NOT_A_DIE
+    assert np.array_equal(few[faces], PULL[faces]) and np.array_equal(many, PULL)
+    assert pull_for(0)[NOT_A_DIE] == NOT_A_DIE_DICE  # (no dice: refused before the fit)
