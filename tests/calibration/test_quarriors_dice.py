@@ -1,0 +1,48 @@
+"""Quarriors dice on the rendered table, read by the real pipeline: typed by their colours
+(a Q1 face is on 15 of the 18 dice), the Used Pile's by type only, dice that did not move
+kept from the reading before."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from device.simtable import SimParams, SimulatedTable
+
+
+def _readings(n: int) -> tuple[SimulatedTable, list[tuple[object, list]]]:
+    """The first ``n`` settled readings of simulated seed 0, each with the dice as placed."""
+    table = SimulatedTable("quarriors", 2, 0, SimParams(max_moves=150))
+    reader = table.observer()
+    out: list[tuple[object, list]] = []
+    last_still = -1
+    while len(out) < n:
+        frame = table.read()
+        assert frame is not None
+        still = table.still_from[frame.seq]
+        if frame.seq - still != 3 or still == last_still:
+            continue  # one reading per still table, as the settler hands them on
+        last_still = still
+        reader.expect(table.game.expected_view(table.truth.state))
+        placed = [(e.zone, e.attr("type"), e.attr("face"), x, y)
+                  for e, x, y, *_ in table.renderer.placement.dice]
+        out.append((reader.read(frame), placed))
+    return table, out
+
+
+def test_quarriors_dice_typed_by_colour_and_the_used_pile_by_type_only() -> None:
+    table, readings = _readings(10)
+    right = total = used = 0
+    for obs, placed in readings:
+        for o in obs.objects:  # type: ignore[attr-defined]
+            if o.kind != "die" or o.position_mm is None:
+                continue
+            d = [np.hypot(x - o.position_mm[0], y - o.position_mm[1]) for *_, x, y in placed]
+            zone, typ, face, *_ = placed[int(np.argmin(d))]
+            assert not zone.startswith("wilds")  # the Wilds are not read
+            total += 1
+            right += o.top("type") == typ
+            if zone.startswith("used:"):
+                used += 1
+                assert o.dist("face") is None  # read by type only
+    assert total >= 20 and right >= 0.9 * total, (right, total)
+    assert used > 0
