@@ -482,6 +482,21 @@ def _observed_runs(game: Game[Any, Any], state: State, first: Sequence[_Scored],
     return out
 
 
+def _settled(game: Game[Any, Any], state: State, scored: list[_Scored]) -> list[_Scored]:
+    """For a game that reads its chance off the table (Game.observed_chance; Quarriors: dice
+    drawn or re-rolled are thrown at once), a table seen still never has the acting player's
+    dice in the hand: a legal explanation that leaves that player's chance pending is not
+    one (a 'reroll' without its landing explained a foul summon's die leaving the Active
+    Pool: three unflagged fouls in simulated Quarriors). Another player's draw still to come
+    (after 'end') is."""
+    if type(game).observed_chance is Game.observed_chance:
+        return scored
+    me = game.to_move(state)
+    return [s for s in scored if s.error is not None or not s.actions
+            or game.outcome(s.state) is not None or not game.chance_outcomes(s.state)
+            or game.to_move(s.state) != me]
+
+
 def unseen_claim(action: Any) -> str | None:
     """The question an action raises that the camera cannot answer (core.Decision)."""
     claim = getattr(action, "unseen_claim", None)
@@ -552,6 +567,7 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             for s in rolls[: params.beam]:
                 scored += _expand(game, s.state, s.actions, s.log_prior - s.sided, fitter,
                                   params, observation.dice_moved, side)
+        scored = _settled(game, state, scored)
         if not seated:
             return _posteriors(scored, view, bool(observation.dice_moved),
                                scored[0].log_likelihood)
@@ -567,6 +583,7 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             # it alone: the next player's throw moved them)
             scored += _expand(game, s.state, s.actions, s.log_prior - s.unthrown - s.sided,
                               fitter, params, observation.dice_moved, side)
+        scored = _settled(game, state, scored)
         out = _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
         # Left to the next move, whose thrower's side will tell it; not when the tracker
         # saw the dice thrown now (that was no unseen move alone).
