@@ -471,6 +471,9 @@ class SimFigures:
     longest lost spell is the longest of all"""
     ended_lost: int = 0
     """matches that ended with the record off the table by a wrong answer"""
+    retold: int = 0
+    """readings whose record reached the true table by other moves than the table played
+    (device.simulate: taken as the table's own record from then on)"""
     questions: dict[str, int] = field(default_factory=dict)
     """questions asked, by what they were about (device.simulate.question_kind)"""
 
@@ -484,7 +487,7 @@ class SimFigures:
 
     def merge(self, other: SimFigures) -> None:
         for name in ("matches", "moves", "exact", "accepted_without_question", "phone_moves",
-                     "violations_injected", "violations_flagged", "silent_illegal"):
+                     "violations_injected", "violations_flagged", "silent_illegal", "retold"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.latency_frames += other.latency_frames
         self.dice_reads += other.dice_reads
@@ -528,6 +531,7 @@ class SimFigures:
                 "wrong_answers", "readings_lost", "lost_longest", "repairs_proposed",
                 "repairs_taken", "repairs_declined", "tables_taken", "fixed_by_hand")},
             "ended_lost": self.ended_lost,
+            "retold": self.retold,
             "questions": dict(sorted(self.questions.items(), key=lambda kv: -kv[1])),
         }
 

@@ -41,7 +41,7 @@ from device.runtime import Runtime, Step
 from device.sim_players import SimPlayers, Truth
 from device.simtable import Scene, SimFigures, SimParams, SimulatedTable
 from device.store import SQLiteStore
-from engine import Accepted, Ambiguous, Violation
+from engine import Accepted, Ambiguous, Match, Violation
 from engine.observation import Observation, Observed, View
 
 
@@ -197,6 +197,21 @@ def simulate_match(game: str, players: int, seed: int, params: SimParams,
             # to repair (device.matches.recovery), the players only answer its proposals
             if rec is not None:
                 rec["lost"] = people.lost_for
+        elif not truth.on_track(match) and match.state == table.truth.state \
+                and scene.actions and not scene.illegal:
+            # the record leads to the table as it is by other moves than the table played
+            # (Quarriors: an Assistant's re-roll of itself and a Basic Quiddity that landed
+            # on its face again is, to the camera and to the rules, the re-roll of the
+            # Assistant alone): the same story told another way. The table's own record is
+            # taken to be the camera's, so that the moves still to come line up.
+            retold = Match(table.game, players, None, seed=seed)
+            for text in match.actions:
+                retold.push(table.game.parse_action(str(text)), source="sim")
+            table.truth = truth.match = retold
+            truth.states.clear()
+            figures.retold += 1
+            if rec is not None:
+                rec["retold"] = True
         elif not truth.on_track(match):
             # accepted something that did not happen: the players undo it and enter what
             # they really did (else the camera, seeing the same table, proposes it again)
