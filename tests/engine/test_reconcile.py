@@ -186,3 +186,24 @@ def test_objects_each_in_its_slot_are_matched_slot_to_slot_as_by_the_full_search
         with monkeypatch.context() as m:
             m.setattr(rc, "_by_slot", lambda o, e: None)
             assert rc._assign(observed, expected, 0.02) == quick
+
+
+def test_reconcile_leaves_the_garbage_collector_as_it_found_it() -> None:
+    """The cyclic collector is held off while one observation is explained, and on again
+    after (off stays off), also when explaining raises."""
+    import gc
+
+    s = state_after("roll red S")
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        reconcile(GAME, s, seen(s))
+        assert gc.isenabled()
+        with pytest.raises(KeyError):
+            reconcile(GAME, s, replace(seen(s), moved="?"))  # type: ignore[arg-type]
+        assert gc.isenabled()
+        gc.disable()
+        reconcile(GAME, s, seen(s))
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
