@@ -29,7 +29,14 @@ from typing import Any
 from engine.core import Game, State, throws_dice
 from engine.errors import EngineError
 from engine.observation import Observation
-from engine.reconcile import Params, _decision_key, _Fitter, _posteriors, _Scored
+from engine.reconcile import (
+    Params,
+    _decision_key,
+    _Fitter,
+    _no_cycle_collection,
+    _posteriors,
+    _Scored,
+)
 
 NOTHING = 0.1
 """prior of a repair that replays nothing after what it takes back, against one chain"""
@@ -94,7 +101,16 @@ def find_repairs(game: Game[Any, Any], history: Sequence[tuple[State, str, float
     """
     if not history:
         return []
-    params = params or Params()
+    with _no_cycle_collection():  # (as reconcile: thousands of short-lived candidates)
+        return _find_repairs(game, history, observation, params or Params(), max_undo, depth,
+                             beam, need_fit, choices, within, hints)
+
+
+def _find_repairs(game: Game[Any, Any], history: Sequence[tuple[State, str, float]],
+                  observation: Observation, params: Params, max_undo: int, depth: int,
+                  beam: int, need_fit: bool, choices: int, within: float,
+                  hints: Mapping[int, Sequence[tuple[Sequence[str], float]]] | None,
+                  ) -> list[Repair]:
     fitter = _Fitter(observation, params)
     floor = fitter.saturated - params.unexplained_log_ratio
     ranked: list[tuple[float, Repair]] = []
@@ -147,7 +163,7 @@ def _legal_steps(game: Game[Any, Any], s: _Scored, fitter: _Fitter) -> list[_Sco
             p *= action.outcome_probability
         if p <= 0:
             continue
-        after = game.apply(state, action)[0]
+        after = game.after(state, action)  # (listed as legal: not checked again)
         view = game.expected_view(after)
         out.append(_Scored(s.actions + (action,), s.log_prior + math.log(p),
                            fitter.log_likelihood(view), None, after, view))
