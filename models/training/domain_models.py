@@ -249,7 +249,8 @@ def typed_pair(fold: Path, out: Path, steps: int = TYPED_STEPS) -> dict:
     shutil.copyfile(fold / CLASSIFIER_FILE, out / CLASSIFIER_FILE)
     if (fold / "float").is_dir():
         shutil.copytree(fold / "float", out / "float", dirs_exist_ok=True)
-    record["typed_stage"] = {"from": str(fold), "steps": steps, "typed_scenes": TYPED_SCENES,
+    record["typed_stage"] = {"from": f"runs/domains/{fold.parent.name}/{fold.name}",
+                             "steps": steps, "typed_scenes": TYPED_SCENES,
                              "typed_share": TYPED_SHARE,
                              "minutes": round((time.time() - t0) / 60, 1)}
     (out / "record.json").write_text(json.dumps(record, indent=2) + "\n")

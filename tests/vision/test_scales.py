@@ -298,8 +298,12 @@ def test_a_tiled_pass_finds_what_the_whole_pass_finds(real_dice: Path,
     pairs = match(whole.xyxy, tiled.xyxy)
     assert len(whole) == len(tiled) == len(pairs) > 20
     shift = [np.abs(whole.xyxy[i] - tiled.xyxy[j]).max() for i, j in pairs]
-    # the same boxes, but for a few near a tile's edge (where the tile has less context)
-    assert np.median(shift) < 0.01 and max(shift) < 4, shift
+    side = float(np.median(np.max(whole.xyxy[:, 2:] - whole.xyxy[:, :2], axis=1)))
+    # the same boxes, but for a few near a tile's edge (where the tile has less context):
+    # measured with the typed-stage detector D2, 60 of 61 within 0.2 px, one 4.3 px of a
+    # 33-px die (D1: all within 4)
+    assert np.median(shift) < 0.01, shift
+    assert sum(s > 1 for s in shift) <= 2 and max(shift) < side / 5, (shift, side)
 
 
 def test_close_ups_of_dice(real_dice: Path, reader: DiceReader) -> None:
