@@ -146,12 +146,11 @@ def test_a_die_turned_by_hand_is_read_again(seed: int, light: float, azimuth: fl
     light changes, changes only a pip or two of its cells: the dice zone is read again on
     any change (the light's test let these through: the 4 kept, or the die lost; simulated
     Pyramid Dice, fouls unflagged)."""
-    from device.simtable import dice_style
-
     from calibration.procedure import calibrate_image
     from calibration.table.reader import TableReader
     from calibration.table.readers import shared_readers
     from calibration.table_render import TableRenderer
+    from device.simtable import dice_style
     from engine.observation import Expected
 
     game = get_game("pyramid_dice")
