@@ -1,4 +1,4 @@
-"""A table's adaptation (``vision.adapt``) kept in its profile file, in ``[adaptation]``.
+"""A table's adaptation (``vision.dice.adapt``) kept in its profile file, in ``[adaptation]``.
 
 The live table writes there what it learnt of its dice from confirmed moves, and starts from
 it the next time; ``dicetable adapt --profile`` writes what it learnt from labelled photos.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from calibration.atomicfile import write_atomic
 from calibration.tomlwriter import dumps
-from vision.adapt import Adaptation, AdaptationError
+from vision.dice.adapt import Adaptation, AdaptationError
 
 logger = logging.getLogger(__name__)
 

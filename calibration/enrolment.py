@@ -27,8 +27,8 @@ import numpy as np
 
 from calibration.atomicfile import write_atomic
 from calibration.tomlwriter import dumps
-from vision.dietypes import DieTypeError, catalogue
-from vision.faces import EnrolledDie
+from vision.faces.dietypes import DieTypeError, catalogue
+from vision.faces.reading import EnrolledDie
 from vision.imageio import header_size
 
 logger = logging.getLogger(__name__)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from calibration.homography import Geometry
+from calibration.geometry.homography import Geometry
 from calibration.layouts import Layout
-from calibration.mat import paper_mask
+from calibration.printing.mat import paper_mask
 from vision.colours import PALETTE
 
 logger = logging.getLogger(__name__)

@@ -89,7 +89,7 @@ class Perception:
     pieces: tuple[PieceReading, ...] = ()
     """The piece readers that run, in order."""
     die_types: tuple[str, ...] = ()
-    """Catalogued die types in play (vision.dietypes), empty for plain d6."""
+    """Catalogued die types in play (vision.faces.dietypes), empty for plain d6."""
     editions: tuple[str, ...] = ()
     """Editions whose dice differ by a type-name suffix (IceDice: rainbow, suits): a table
     has one of them, and the other's types are left out."""
@@ -97,7 +97,7 @@ class Perception:
     """Edge of the game's dice, mm."""
     top_face_chooser: bool = False
     """A photo's typed dice have their top face chosen by the shipped learnt score
-    (vision.topface.TopFaceChooser) rather than the nearest face mean."""
+    (vision.faces.topface.TopFaceChooser) rather than the nearest face mean."""
     setup_form: Callable[[], dict[str, Any]] | None = None
     """What the new-match page offers for the game's setup (the shipped example and the
     vocabulary to edit it with; None: the game takes no setup from the players)."""

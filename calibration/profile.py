@@ -2,7 +2,7 @@
 
 Saved as TOML (read with ``tomllib``, written by :mod:`calibration.tomlwriter`). A profile is
 tied to one camera placement and one image size; a frame of another size with the same aspect
-ratio is handled by scaling, and a moved camera by :func:`calibration.homography.check`.
+ratio is handled by scaling, and a moved camera by :func:`calibration.geometry.homography.check`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from calibration.atomicfile import write_atomic
-from calibration.homography import Geometry
+from calibration.geometry.homography import Geometry
 from calibration.layouts import Layout, LayoutError, load_layout
 from calibration.palette import ColourClass, Palette
 from calibration.tomlwriter import dumps

@@ -4,7 +4,7 @@ The demo's default observer (``noise``) reads no pixels, so its frames were abst
 squares, and the phone showed them as "the camera's picture": a flat green rectangle a
 player could not recognise, nor judge a question against. :class:`PicturedTable` wraps the
 simulated table and gives the runtime each frame's table rendered as the camera would see it
-(the printed mat, dice, pyramids, cards: :class:`calibration.table_render.TableRenderer`),
+(the printed mat, dice, pyramids, cards: :class:`calibration.render.table.TableRenderer`),
 keeping the abstract frame as the settler's small grey stream (``Frame.lores``): motion,
 hands and the noise model work exactly as before, bit for bit. A view is rendered once
 (about 0.1 s), when the table first shows it; the frames a hand is over reuse it, since only
@@ -38,7 +38,7 @@ class PicturedTable:
 
     def __init__(self, table: Any, players: int, seed: int) -> None:
         from calibration.layouts import LayoutError
-        from calibration.table_render import TableRenderer
+        from calibration.render.table import TableRenderer
 
         self.table = table
         self.renderer: Any = None

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from calibration.enrolment import EnrolmentError, check_name, enrol, load_enrolled
-from vision.dietypes import catalogue
+from vision.faces.dietypes import catalogue
 from vision.imageio import ImageError, decode_image
 
 logger = logging.getLogger(__name__)
@@ -49,8 +49,8 @@ class Enroller:
 
     def _load(self) -> tuple[Any, Any]:
         if self._models is None:
-            from vision.detector import DiceDetector
-            from vision.faces import DieFaceReader
+            from vision.dice.detector import DiceDetector
+            from vision.faces.reading import DieFaceReader
 
             self._models = (DieFaceReader(), DiceDetector())
         return self._models

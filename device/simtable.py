@@ -8,7 +8,7 @@ has flagged it.
 
 Two observers (``SimParams.observer``):
 
-- ``real`` (default): the frames are rendered tables (:mod:`calibration.table_render`: the
+- ``real`` (default): the frames are rendered tables (:mod:`calibration.render.table`: the
   printed mat, dice with their faces, pyramids, cards, an arm, light, bumps). The simulated
   camera is calibrated from a photo of the mat with the dice on it, as a user would
   (``dicetable calibrate``, before the cards and pieces are set out),
@@ -103,7 +103,7 @@ DICE_STYLES: dict[str, tuple[str, str | None, str | None]] = {
 
 def dice_style(name: str) -> dict[str, Any]:
     """The renderer's die types for a style: the die type drawn for a plain d6."""
-    from vision.dietypes import get_type
+    from vision.faces.dietypes import get_type
 
     tname, body, ink = DICE_STYLES[name]
     if name == "plain":
@@ -135,7 +135,7 @@ class Scene:
 
 
 RENDER_SIDE = {"bottom": 0, "top": 1, "left": 2, "right": 3}
-"""calibration.table_render's arm sides by edge of the picture"""
+"""calibration.render.table's arm sides by edge of the picture"""
 
 
 class SimulatedTable:
@@ -167,7 +167,7 @@ class SimulatedTable:
         self.renderer = None
         self._camera = None
         if self.params.observer == "real":
-            from calibration.table_render import IMAGE_SIZE, TableRenderer
+            from calibration.render.table import IMAGE_SIZE, TableRenderer
 
             self.renderer = TableRenderer(self.game.info.name, players, seed,
                                           die_types=dice_style(self.params.dice))
@@ -395,7 +395,7 @@ class SimulatedTable:
         """Calibrate the simulated camera from a photo of the mat with the dice on it, as a
         user would with `dicetable calibrate` before setting out the game, and read every
         settled frame with the real pipeline."""
-        from calibration.procedure import calibrate_image
+        from calibration.geometry.procedure import calibrate_image
         from calibration.table.reader import TableReader
 
         assert self.renderer is not None

@@ -69,7 +69,7 @@ def test_shipped_packages_import_no_training_or_measurement_code() -> None:
 def test_layer_check_can_fail(tmp_path: Path) -> None:
     bad = tmp_path / "x.py"
     bad.write_text("import device.cli\nfrom vision import reader\n"
-                   "from models.training.shifts import SHIFTS\n")
+                   "from models.training.dice.shifts import SHIFTS\n")
     assert imports(bad) == {"device", "vision", "models"}
     assert imports(bad, depth=2) == {"device.cli", "vision", "models.training"}
 
@@ -79,3 +79,21 @@ def test_packages_import_from_this_checkout(package: str) -> None:
     module = importlib.import_module(package)
     assert module.__file__ is not None
     assert Path(module.__file__).resolve().is_relative_to(ROOT), module.__file__
+
+
+# What reads a table at run time imports nothing that renders or measures: a Pi following a
+# match loads neither the renderer nor the evaluation code.
+READING = {
+    "vision/dice": {"vision.synth", "vision.measure"},
+    "calibration/table": {"calibration.render", "calibration.measure", "vision.synth",
+                          "vision.measure"},
+}
+
+
+@pytest.mark.parametrize("folder", sorted(READING))
+def test_reading_code_imports_no_rendering_or_measurement(folder: str) -> None:
+    bad = []
+    for path in (ROOT / folder).rglob("*.py"):
+        for name in imports(path, depth=2) & READING[folder]:
+            bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert bad == []

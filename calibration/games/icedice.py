@@ -4,7 +4,7 @@ read; the rules know the Bank from the moves)."""
 
 from calibration.perception import Perception, register
 from calibration.table.pyramids import Pyramids
-from vision.dietypes import game_types
+from vision.faces.dietypes import game_types
 
 SPEC = register(Perception(
     "icedice",

@@ -17,7 +17,7 @@ from typing import Any
 
 from calibration.perception import Perception, Problem, problem, register
 from engine import EngineError
-from vision.dietypes import game_types
+from vision.faces.dietypes import game_types
 
 PLAYER_ZONES = ("active:*", "ready:*", "spent:*", "used:*")
 

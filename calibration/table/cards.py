@@ -1,7 +1,7 @@
 """The pieces stage for cards (Pyramid Dice): the card slots of a zone, and the cards of the
 area zones, where cards lie in columns with each card's top band showing
-(calibration.card_layout.CARD_BAND_MM): each column's height gives its count, and in the
-zones named ``known_by_look`` each card is known by the look of its band (vision.card_looks),
+(calibration.printing.card_layout.CARD_BAND_MM): each column's height gives its count, and in the
+zones named ``known_by_look`` each card is known by the look of its band (vision.pieces.card_looks),
 learnt from the slot the state placed the card in. The other areas are counted only: the
 rules know which cards they are from the moves.
 """
@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from calibration.card_layout import CARD_BAND_MM, CARD_COLUMN_GAP_MM, CARD_MM, card_slots
 from calibration.layouts import Layout
-from calibration.mat import READ_PPM, mat_raster
 from calibration.perception import resolve
+from calibration.printing.card_layout import CARD_BAND_MM, CARD_COLUMN_GAP_MM, CARD_MM, card_slots
+from calibration.printing.mat import READ_PPM, mat_raster
 from calibration.profile import Profile
 from calibration.table.gate import Box, ChangeGate
 from calibration.table.sight import Sight
@@ -46,7 +46,7 @@ class Cards:
         """Every card place of one photo of the table, present or not, as `read --json`
         rows: the slots of ``slots`` and those of the areas that have places (Pyramid Dice's
         side area), read at once."""
-        from vision.card_slots import read_slots
+        from vision.pieces.card_slots import read_slots
 
         layout, g = table.layout, table.geometry
         zones = [z for z in (self.slots, *resolve(layout, self.areas)) if layout.zone(z).slots]
@@ -85,7 +85,7 @@ class CardStage:
 
     def _area(self, sight: Sight, gate: ChangeGate, zone: str) -> list[Observed]:
         """Cards counted in an area zone: one per card band of each column."""
-        from vision.pyramids import rectify
+        from vision.pieces.pyramids import rectify
 
         layout, g = sight.table.layout, sight.table.geometry
         poly = np.array(layout.zone(zone).polygon)
@@ -96,8 +96,8 @@ class CardStage:
         def read() -> list[Observed]:
             import cv2
 
-            from vision.card_looks import band_seen, identify
-            from vision.card_slots import not_mat
+            from vision.pieces.card_looks import band_seen, identify
+            from vision.pieces.card_slots import not_mat
 
             top = rectify(sight.image, g.homography, region, READ_PPM)
             colour = top
@@ -154,7 +154,7 @@ class CardStage:
         """The card slots (the areas are counted by _area); after a card is taken or removed
         only the slots round the change are read again. The look of each card the state
         places in a slot that holds one is learnt once."""
-        from vision.card_slots import read_slots
+        from vision.pieces.card_slots import read_slots
 
         zone = self.slots
         layout, g = sight.table.layout, sight.table.geometry
@@ -200,8 +200,8 @@ class CardStage:
         return cards
 
     def _learn_looks(self, sight: Sight, present: set[str | None]) -> None:
-        from vision.card_looks import band_look
-        from vision.pyramids import rectify
+        from vision.pieces.card_looks import band_look
+        from vision.pieces.pyramids import rectify
 
         slots = {s.id: s for s in sight.table.layout.zone(self.slots).slots}
         for e in sight.expected or ():

@@ -24,19 +24,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from calibration.layouts import Layout
-from calibration.mat import READ_PPM, mat_raster
 from calibration.perception import Perception, matches, resolve
+from calibration.printing.mat import READ_PPM, mat_raster
 from calibration.table.enrolled import EnrolledDice
 from calibration.table.gate import ChangeGate
 from calibration.table.learning import TableLearner, seen_dice
 from calibration.table.objects import observed_objects, on_markers, snapped
 from calibration.table.sight import Sight
 from engine.observation import Observed
-from vision.detections import Detections
+from vision.dice.detections import Detections
 
 if TYPE_CHECKING:
-    from vision.faces import DieFaceReader
-    from vision.reader import DiceReader
+    from vision.dice.reader import DiceReader
+    from vision.faces.reading import DieFaceReader
 
 logger = logging.getLogger(__name__)
 
@@ -296,7 +296,7 @@ class DiceStage:
         """Start from what an earlier session of this table learnt (its profile's
         [adaptation], when made for this classifier)."""
         from calibration.adaptation_store import load_from_profile
-        from vision.adapt import AdaptationError, file_sha256
+        from vision.dice.adapt import AdaptationError, file_sha256
 
         clf = getattr(self.reader, "classifier", None)
         if self.learner is None or clf is None or not clf.has_features:
@@ -315,7 +315,7 @@ class DiceStage:
     def save_learning(self, profile_file: Any) -> None:
         """Keep what the table learnt in its profile file."""
         from calibration.adaptation_store import save_to_profile
-        from vision.adapt import Adaptation, AdaptationError, file_sha256
+        from vision.dice.adapt import Adaptation, AdaptationError, file_sha256
 
         learner = self.learner
         assert learner is not None and learner.residual is not None

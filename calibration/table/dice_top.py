@@ -29,7 +29,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.homography import Geometry
+from calibration.geometry.homography import Geometry
 
 CROP_SIDE = 1.3
 """Side of a top-face crop over the die's edge (a face turned 45 degrees still fits, its
@@ -107,8 +107,8 @@ def find_on_mat(image: np.ndarray, geometry: Geometry, region: tuple[float, floa
     mat (`reference`: the region of the mat raster at MASK_PPM) with a die's size; `inside`
     (mm point -> bool) keeps those in the dice zone. A blob of two or three touching dice is
     split by its area."""
-    from vision.card_slots import not_mat
-    from vision.pyramids import rectify
+    from vision.pieces.card_slots import not_mat
+    from vision.pieces.pyramids import rectify
 
     top = rectify(image, geometry.homography, region, MASK_PPM)
     if reference.shape != top.shape:
@@ -174,7 +174,7 @@ class TopReading:
 def _type_probs(face_reader: Any, logits: np.ndarray, dtype: str) -> tuple[list[str], np.ndarray]:
     """Calibrated probabilities over one type's faces from the model's logits (as
     DieFaceReader.read_type, which would run the model again for each type)."""
-    from vision.dietypes import get_type
+    from vision.faces.dietypes import get_type
 
     labels = list(get_type(dtype).labels)
     cols = [face_reader.labels.index(lb) for lb in labels]
@@ -379,10 +379,10 @@ _LAB_WEIGHT = np.array([2.0, 1.0, 1.0])
 
 def body_colours(types: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(body, ink) Lab of each type, for a set of types told apart by their colours: every
-    face drawn in its die's two colours (vision.dietypes look kind ``quarriors``); empty for
+    face drawn in its die's two colours (vision.faces.dietypes look kind ``quarriors``); empty for
     any other set (IceDice's colour die shows a colour per face)."""
     from vision.colours import _lab
-    from vision.dietypes import get_type, hex_bgr
+    from vision.faces.dietypes import get_type, hex_bgr
 
     dtypes = [get_type(t) for t in types]
     if not dtypes or any(f.look_dict().get("kind") != "quarriors" for d in dtypes
@@ -434,7 +434,7 @@ def _face_colours(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _by_expert(face_reader: Any, crops: np.ndarray, best: TopReading) -> TopReading:
-    """The face of a die whose type has an expert face model (vision.faces: IceDice's size
+    """The face of a die whose type has an expert face model (vision.faces.reading: IceDice's size
     die) read again with that model on the same crops; the shared model still says the type.
     (The shared model read the size die's pictograms a size too large on rendered tables:
     103 of 1787 rolls, SL as ML 16 %, S as SM 8 %, M as L 6 %.)"""

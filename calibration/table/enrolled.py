@@ -5,7 +5,7 @@ An ordinary die with a skull on the 1 may read as "a symbol" to the pip classifi
 as a confident 3 (two eyes and a mouth are three blobs); a new die's faces read as symbols
 or as unreadable. So when an enrolled die keeps a catalogued type's faces (``--base d6``)
 every die is compared with it, otherwise only the dice read as symbols or unsure. The
-comparison (vision.faces: correlation with the players' shots, and the face model's
+comparison (vision.faces.reading: correlation with the players' shots, and the face model's
 embedding) runs over the enrolled faces and the base type's rendered faces together; only a
 die read as an *enrolled* face is re-read (a pip face stays the pip classifier's: it reads
 pips better).
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.detections import FACE_NAMES, Detections
-from vision.faces import DieFaceReader, EnrolledDie
+from vision.dice.detections import FACE_NAMES, Detections
+from vision.faces.reading import DieFaceReader, EnrolledDie
 
 logger = logging.getLogger(__name__)
 

@@ -10,15 +10,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from calibration.homography import check
-from calibration.markers import MarkerSighting
+from calibration.geometry.homography import check
+from calibration.geometry.markers import MarkerSighting
 from calibration.profile import Profile
 from calibration.table.gate import mean_normalised
 
 BUMP_RESPONSE = 0.3
 """Phase correlation peak (0..1) above which a marker's patch is taken as found shifted in
 the new frame (a knocked camera moves the markers by up to ~14 px of ~70 on the simulated
-table: 4 mm and 0.7 degrees); markers are then refined from there (calibration.markers).
+table: 4 mm and 0.7 degrees); markers are then refined from there (calibration.geometry.markers).
 Fewer than half the markers found so, or a fit whose error is over BUMP_FIT times the last
 fit's, and the whole image is searched (~40 ms of CPU on a 1280 x 960 frame, against ~3 ms
 this way; on 8 simulated bumps the two fits agree within 0.19 px, errors 0.68-0.73 px for a
@@ -34,7 +34,7 @@ by pixels: a difference of 40+; sensor noise and light changes: under 5)."""
 def current_geometry(profile: Profile, image: np.ndarray, sighting: MarkerSighting | None = None
                      ) -> tuple[Profile, str]:
     """The profile fitted to this frame: scaled to its size, re-estimated if the camera moved.
-    `sighting`: the markers already found in this frame (calibration.markers), if any.
+    `sighting`: the markers already found in this frame (calibration.geometry.markers), if any.
 
     Returns (profile, status) with status ``ok``, ``moved`` or ``unseen`` (see homography.check).
     """

@@ -141,7 +141,7 @@ class ChangeGate:
 
     def _zone_view(self, sight: Sight, region: tuple[float, float, float, float],
                    ppm: float = 1.0) -> np.ndarray:
-        from vision.pyramids import rectify
+        from vision.pieces.pyramids import rectify
 
         # in colour: a card laid on another of about the same grey is still a change
         return mean_normalised(rectify(sight.image, sight.table.geometry.homography, region, ppm))

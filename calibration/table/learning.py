@@ -8,7 +8,7 @@ zone, the most probable assignment by the reader's own face probabilities, and e
 crop is labelled with its state face. A zone whose dice the reader counted wrong teaches
 nothing.
 
-What it learnt is a correction of the classifier (``vision.residual``, the same that
+What it learnt is a correction of the classifier (``vision.dice.residual``, the same that
 ``dicetable adapt`` fits from labelled photos), refitted as confirmed dice come in. Guarded
 against learning its own mistakes: a reading is labelled under the match's last live entry,
 and only labels whose entry is still live count at a fit, so a move the players corrected or
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.observation import Observed, View
-from vision.adapt import FREE_BIAS, PULL
-from vision.residual import FaceResidual, fit_residual
+from vision.dice.adapt import FREE_BIAS, PULL
+from vision.dice.residual import FaceResidual, fit_residual
 
 logger = logging.getLogger(__name__)
 

@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from calibration.homography import Geometry
+from calibration.geometry.homography import Geometry
 from calibration.layouts import Zone
 from calibration.palette import die_colour, white_reference
 from calibration.profile import Profile
 from calibration.table.refine import refine_boxes
 from engine.observation import Observed
-from vision.detections import FACE_NAMES, Detections
+from vision.dice.detections import FACE_NAMES, Detections
 
 
 def _face_dist(probs: np.ndarray) -> dict[str, float]:

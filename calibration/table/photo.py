@@ -18,7 +18,7 @@ from calibration.table.fit import current_geometry
 from calibration.table.objects import observed_objects, on_markers, snapped
 from calibration.table.zones import zones_seen
 from engine.observation import Observation
-from vision.detections import Detections
+from vision.dice.detections import Detections
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """The pieces stage for Looney pyramids (IceDice): each zone's pyramids, read on the table
-plane against the mat's own raster (vision.pyramids), with colour and size distributions."""
+plane against the mat's own raster (vision.pieces.pyramids), with colour and size distributions."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from typing import Any
 import numpy as np
 
 from calibration.layouts import Layout
-from calibration.mat import READ_PPM, mat_raster
 from calibration.perception import resolve
+from calibration.printing.mat import READ_PPM, mat_raster
 from calibration.profile import Profile
 from calibration.table.gate import Box, ChangeGate
 from calibration.table.sight import Sight
 from engine.observation import Observed
-from vision.pyramids import RAINBOW, SUITS_EDITION
+from vision.pieces.pyramids import RAINBOW, SUITS_EDITION
 
 PARTIAL_MARGIN_MM = 45.0
 """Room read round the changed cells: a whole large pyramid (37 mm base) and its lean."""
@@ -44,7 +44,7 @@ class Pyramids:
     def photo(self, image: np.ndarray, table: Profile, edition: str) -> list[dict[str, Any]]:
         """Every pyramid of one photo of the table, read over the whole mat at once (a
         photo is read once: no zone is known to be unchanged), as `read --json` rows."""
-        from vision.pyramids import read_pyramids
+        from vision.pieces.pyramids import read_pyramids
 
         layout, g = table.layout, table.geometry
         region = (0.0, 0.0, *layout.size_mm)
@@ -77,7 +77,7 @@ class PyramidStage:
         return out
 
     def _zone(self, sight: Sight, gate: ChangeGate, zone: str) -> list[Observed]:
-        from vision.pyramids import read_pyramids
+        from vision.pieces.pyramids import read_pyramids
 
         image, layout, g = sight.image, sight.table.layout, sight.table.geometry
         poly = np.array(layout.zone(zone).polygon)

@@ -41,9 +41,9 @@ from calibration.table.slot_dice import SlotDiceStage
 from calibration.table.tracker import DieTracker
 from calibration.table.zones import zones_seen
 from engine.observation import Expected, Observation, Observed, View
-from vision.faces import DieFaceReader
+from vision.dice.reader import DiceReader
+from vision.faces.reading import DieFaceReader
 from vision.frame import Frame
-from vision.reader import DiceReader
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ class TableReader:
         det = self.dice.last_detections
         if det is None or not len(det):
             return image
-        from vision.annotate import annotate
+        from vision.dice.annotate import annotate
 
         return annotate(image, det)
 

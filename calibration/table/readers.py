@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from vision.faces import DieFaceReader
-    from vision.reader import DiceReader
+    from vision.dice.reader import DiceReader
+    from vision.faces.reading import DieFaceReader
 
 _READERS: dict[bool, tuple[DiceReader, DieFaceReader | None]] = {}
 
@@ -17,11 +17,11 @@ def shared_readers(typed: bool) -> tuple[DiceReader, DieFaceReader | None]:
     """(DiceReader, DieFaceReader or None): the face reader for tables whose dice are of
     catalogued types (``typed``), none for plain d6."""
     if typed not in _READERS:
-        from vision.reader import DiceReader
+        from vision.dice.reader import DiceReader
 
         faces = None
         if typed:
-            from vision.faces import DieFaceReader
+            from vision.faces.reading import DieFaceReader
 
             faces = DieFaceReader()
         # The table's scale is known from the mat: its dice are at the main pass's sizes.

@@ -15,10 +15,10 @@ import logging
 import cv2
 import numpy as np
 
-from calibration.homography import Geometry
+from calibration.geometry.homography import Geometry
 from calibration.layouts import Layout
-from calibration.mat import paper_mask
 from calibration.palette import PAPER_LEVEL, lab, normalise
+from calibration.printing.mat import paper_mask
 
 logger = logging.getLogger(__name__)
 

@@ -29,11 +29,11 @@ class Sight:
 
     @property
     def balanced(self) -> np.ndarray:
-        """The frame with its light balanced (vision.photometry): a lamp far warmer or
+        """The frame with its light balanced (vision.dice.photometry): a lamp far warmer or
         cooler than the face models trained with, or a quarter of the exposure, cost
         square-on readings (models/measure/light_faces)."""
         if self._balanced is None:
-            from vision.photometry import normalise_light
+            from vision.dice.photometry import normalise_light
 
             self._balanced = normalise_light(self.image)
         return self._balanced

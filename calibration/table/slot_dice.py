@@ -30,11 +30,11 @@ from calibration.table.gate import Box, ChangeGate
 from calibration.table.learning import TableLearner
 from calibration.table.sight import Sight
 from engine.observation import Observed
-from vision.detections import FACE_NAMES, Detections
+from vision.dice.detections import FACE_NAMES, Detections
 
 if TYPE_CHECKING:
     from calibration.profile import Profile
-    from vision.reader import DiceReader
+    from vision.dice.reader import DiceReader
 
 SQUARE = 1.3
 """Side of the square read round a slot's top face, over the die's edge (as

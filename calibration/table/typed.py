@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from calibration.perception import perception
-from vision.detections import Detections
-from vision.faces import DieFaceReader
-from vision.topface import TopFaceChooser, nearest, read_candidates
+from vision.dice.detections import Detections
+from vision.faces.reading import DieFaceReader
+from vision.faces.topface import TopFaceChooser, nearest, read_candidates
 
 
 def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, game: str,
@@ -22,18 +22,18 @@ def read_dice_types(reader: DieFaceReader, image: np.ndarray, det: Detections, g
     """Per detection: type, face, face_probability and faces (distribution) for the game's
     catalogued die types; None for every die when the game has none (plain d6).
 
-    Of the die's box and the squares inside it (:func:`vision.topface.top_candidates`), each
+    Of the die's box and the squares inside it (:func:`vision.faces.topface.top_candidates`), each
     read with the type whose face means lie nearest it, one is chosen: by the shipped
-    :class:`vision.topface.TopFaceChooser` for the games whose spec asks for it
+    :class:`vision.faces.topface.TopFaceChooser` for the games whose spec asks for it
     (calibration.games: ``top_face_chooser``; `chooser` "shipped", or one given), else
     (None, or none shipped for this face model) the nearest to a face mean
-    (:func:`vision.topface.nearest`). Cut from the box alone, dice of rendered photos
+    (:func:`vision.faces.topface.nearest`). Cut from the box alone, dice of rendered photos
     (models.measure.light_faces, grey table, 40 photos, true boxes) were read right 117 / 199
     IceDice and 105 / 199 Quarriors, 123 / 199 each even with the true type: a crop around
     the true top face reads 187 and 173 (probes). The squares were chosen on those photos
     (161 and 148 right); on others (light_faces --seed 1, five tables) IceDice 553 -> 726 of
     925 dice right, Quarriors 474 -> 676; with the scale-coded rule
-    (:func:`vision.topface.scale_coded`) IceDice 737.
+    (:func:`vision.faces.topface.scale_coded`) IceDice 737.
 
     `types`: the die types it may be, when known (default: every catalogued type of `game`)."""
     spec = perception(game)

@@ -12,10 +12,10 @@ from functools import cache
 import cv2
 import numpy as np
 
-from calibration.homography import Geometry
+from calibration.geometry.homography import Geometry
 from calibration.layouts import Layout
-from calibration.mat import paper_mask
 from calibration.palette import PAPER_LEVEL, lab, normalise, white_reference
+from calibration.printing.mat import paper_mask
 
 OCC_PPM = 0.5
 """Resolution of the occlusion test, pixels per mm (2 mm pixels: cheap, and enough)."""

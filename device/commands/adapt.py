@@ -5,7 +5,7 @@ LABELLED_DIR holds ``images/`` and ``labels/`` as ``dicetable eval`` reads them 
 line ``class x y w h`` per die, normalised, pip value = class + 1; a die with a symbol for a
 face is labelled with the value it stands for) and may list regions to ignore in
 ``unlabelled.csv``. The reader learns the dice's size in the photos and a correction of its
-face classifier (``vision.adapt``); ``dicetable read --adapt FILE`` and ``dicetable eval
+face classifier (``vision.dice.adapt``); ``dicetable read --adapt FILE`` and ``dicetable eval
 --adapt FILE`` then read with it.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 from device.commands.read import make_reader
 from device.errors import UserError
-from vision.evaluate import DatasetError, evaluate, list_dataset
 from vision.imageio import ImageError, load_image
+from vision.measure.evaluate import DatasetError, evaluate, list_dataset
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.adapt import (
+    from vision.dice.adapt import (
         AdaptationError,
         LabelledPhoto,
         apply_adaptation,
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if not items:
         raise UserError(f"no images in {args.dataset / 'images'}")
     if len(items) < 2:
-        # Leave-one-domain-out (models.training.domains, 3 draws): adapted to one photo the
+        # Leave-one-domain-out (models.training.dice.domains, 3 draws): adapted to one photo the
         # reader found fewer dice than unadapted on two of four tables (damiantab 0.939 vs
         # 0.963, kamil 0.749 vs 0.920); to two, more on all four.
         print("warning: one photo is little to learn a table from and can make the reader "

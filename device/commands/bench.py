@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 
 from device.commands.read import make_reader
-from vision.bench import bench_frames, run_bench
+from vision.measure.bench import bench_frames, run_bench
 
 logger = logging.getLogger(__name__)
 

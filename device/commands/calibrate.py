@@ -117,9 +117,9 @@ def run(args: argparse.Namespace) -> int:
         return _selftest(args)
     if not args.game:
         raise UserError("--game is required (icedice, pyramid_dice, pyradice, quarriors)")
-    from calibration.homography import GeometryError
+    from calibration.geometry.homography import GeometryError
+    from calibration.geometry.procedure import CalibrationError, calibrate_image
     from calibration.layouts import LayoutError, load_layout
-    from calibration.procedure import CalibrationError, calibrate_image
     from calibration.profile import save
 
     try:
@@ -154,8 +154,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _selftest(args: argparse.Namespace) -> int:
-    from calibration.evaluate import GAMES, selftest
     from calibration.layouts import LayoutError, game_name
+    from calibration.measure.evaluate import GAMES, selftest
 
     if args.poses < 1:
         raise UserError("--poses must be at least 1")
@@ -165,15 +165,15 @@ def _selftest(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     reader = None
     if args.reader:
+        from vision.dice.reader import DiceReader
         from vision.onnx_models import ModelNotFoundError
-        from vision.reader import DiceReader
 
         try:
             reader = DiceReader()
         except ModelNotFoundError as exc:
             raise UserError(str(exc), exit_status=1) from None
-    from calibration.homography import GeometryError
-    from calibration.procedure import CalibrationError
+    from calibration.geometry.homography import GeometryError
+    from calibration.geometry.procedure import CalibrationError
 
     try:
         result = selftest(games, poses=args.poses, seed=args.seed, reader=reader)

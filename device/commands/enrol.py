@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from calibration.enrolment import EnrolmentError, check_name, enrol
     from device.enrolment import shot_crop
-    from vision.detector import DiceDetector
-    from vision.faces import DieFaceReader
+    from vision.dice.detector import DiceDetector
+    from vision.faces.reading import DieFaceReader
 
     try:  # the names the phone's API takes, checked before any photo is read
         check_name("--die", args.die)

@@ -12,8 +12,14 @@ from pathlib import Path
 from device.commands.read import make_reader
 from device.errors import UserError
 from device.progress import each
-from vision.evaluate import DatasetError, evaluate, fix_labels, list_dataset, read_label_fixes
 from vision.imageio import ImageError
+from vision.measure.evaluate import (
+    DatasetError,
+    evaluate,
+    fix_labels,
+    list_dataset,
+    read_label_fixes,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -45,8 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from calibration.layouts import LayoutError, load_layout
-    from calibration.mat import png_bytes, render_mat
-    from calibration.tiles import mat_pdf, tiles
+    from calibration.printing.mat import png_bytes, render_mat
+    from calibration.printing.tiles import mat_pdf, tiles
 
     suffix = args.out.suffix.lower()
     if suffix not in (".pdf", ".png"):

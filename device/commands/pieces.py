@@ -95,10 +95,10 @@ def _measure(args: argparse.Namespace, parts: set[str], out: dict, step: Callabl
              done: Callable[[int], object]) -> None:
     """The measurements of ``parts`` into ``out``; ``step`` names each as it starts,
     ``done(1)`` counts it when it ends."""
-    from calibration.pieces_eval import eval_card_slots, eval_pyramids
-    from vision.facecrops import TOP
-    from vision.faces import DieFaceReader
-    from vision.faces_eval import eval_enrolment, eval_types
+    from calibration.measure.pieces import eval_card_slots, eval_pyramids
+    from vision.faces.reading import DieFaceReader
+    from vision.measure.faces import eval_enrolment, eval_types
+    from vision.synth.facecrops import TOP
 
     q = args.quick
     if parts & {"faces", "enrolment"}:

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 import cv2
 
 from device.errors import UserError
-from vision.annotate import annotate
-from vision.detections import Detections
+from vision.dice.annotate import annotate
+from vision.dice.detections import Detections
 from vision.imageio import ImageError, load_image
 from vision.onnx_models import ModelNotFoundError
 
 if TYPE_CHECKING:  # onnxruntime loads only for commands that read dice
     from calibration.profile import Profile
-    from vision.reader import DiceReader
+    from vision.dice.reader import DiceReader
 
 logger = logging.getLogger(__name__)
 
@@ -73,14 +73,14 @@ def make_reader(adapt: Path | None = None) -> DiceReader:
     """The dice reader with the shipped models, adapted to the table of the adaptation file
     ``adapt`` (``dicetable adapt``) when given; a missing model or a bad file is a one-line
     error."""
-    from vision.reader import DiceReader
+    from vision.dice.reader import DiceReader
 
     try:
         reader = DiceReader()
     except ModelNotFoundError as exc:
         raise UserError(str(exc), exit_status=1) from None
     if adapt is not None:
-        from vision.adapt import AdaptationError, apply_adaptation, load_adaptation
+        from vision.dice.adapt import AdaptationError, apply_adaptation, load_adaptation
 
         try:
             apply_adaptation(reader, load_adaptation(adapt))
@@ -160,7 +160,7 @@ _FACES: list = []
 def _face_reader():
     """The die-face model, opened once per process (a missing file is a one-line error)."""
     if not _FACES:
-        from vision.faces import DieFaceReader
+        from vision.faces.reading import DieFaceReader
 
         try:
             _FACES.append(DieFaceReader())
@@ -173,7 +173,7 @@ def _adapt_from_profile(reader: DiceReader, profile: Path) -> None:
     """Read with the adaptation the profile keeps (`adapt --profile`, the live table), if
     it holds one made for this classifier."""
     from calibration.adaptation_store import load_from_profile
-    from vision.adapt import AdaptationError, apply_adaptation
+    from vision.dice.adapt import AdaptationError, apply_adaptation
 
     try:
         kept = load_from_profile(profile)

@@ -1,5 +1,5 @@
 """Typed dice's faces read from the photo as taken or from its balanced copy
-(``vision.photometry.normalise_light``), under photometric shifts of the whole photo.
+(``vision.dice.photometry.normalise_light``), under photometric shifts of the whole photo.
 
 Usage::
 
@@ -9,10 +9,10 @@ Usage::
 model's readings of typed dice (``dicetable read --game``), of enrolled dice and of the live
 table's dice (``calibration.table.dice_top.read_top_faces``) cut their crops from a photo too.
 This reads each die's face both ways, (a) the photo as given to the reader and (b)
-``normalise_light`` of it, under each shift of :data:`models.training.shifts.SHIFTS` named in
+``normalise_light`` of it, under each shift of :data:`models.training.dice.shifts.SHIFTS` named in
 :data:`SHIFT_NAMES` (the photo's every pixel, as another lamp or exposure would):
 
-- ``photos``: rendered tables of one game's catalogued dice (``vision.scenes`` cameras and
+- ``photos``: rendered tables of one game's catalogued dice (``vision.synth.scenes`` cameras and
   light; IceDice: colour dice of both editions and the size die; Quarriors: every type) on a
   table of each kind in :data:`TABLES` (a grey table, the renderer's random tables, green
   felt, a red cloth, wood), read as ``read --game`` reads them
@@ -20,10 +20,10 @@ This reads each die's face both ways, (a) the photo as given to the reader and (
   each die's true box: detection is the same both ways (the reader balances before it), so
   only the face reading differs. A die counts right when type (either colour die's edition:
   they share faces) and face are both right.
-- ``live``: rendered IceDice throws (``calibration.table_render``, each edition's colour die
+- ``live``: rendered IceDice throws (``calibration.render.table``, each edition's colour die
   and the size die, light 0.8-1.15 from any side) read square-on at the true place by
   ``read_top_faces`` with the observer's types of that edition.
-- ``enrolled``: new dice (``vision.faces_eval.novel_dice``) enrolled from 3 shots per face
+- ``enrolled``: new dice (``vision.measure.faces.novel_dice``) enrolled from 3 shots per face
   cut from unshifted grey-table photos, then read from shifted photos of the same tables
   (each die's true box, ``read_enrolled``): the players enrolled in one light and play in
   another. (b) balances the shots' photos as well as the read ones.
@@ -47,12 +47,13 @@ The photos' figures above were measured when ``read_dice_types`` read each die f
 box's crop, which mixes the top face with the printed sides a wide camera shows (most of
 the misreadings: given the true type that crop read 123 of 199 grey-table dice of each game,
 a crop around the true top face 187 IceDice, 173 Quarriors). It now reads the square inside
-the box nearest a face mean (``vision.topface.top_candidates``); ``--seed 1``, unshifted, as
+the box nearest a face mean (``vision.faces.topface.top_candidates``); ``--seed 1``, unshifted, as
 taken, box -> squares: IceDice grey 112->145 of 181, random 104->147 of 201, green felt
 111->141, red cloth 111->146, wood 115->147; Quarriors grey 105->132, random 95->137,
 green felt 88->127, red cloth 88->139, wood 98->141 (the balanced column not measured again).
 Since then IceDice's dice are read from the square a learnt score chooses
-(``vision.topface.TopFaceChooser``; ``models.measure.photo_angles`` measures it); the photos' rows
+(``vision.faces.topface.TopFaceChooser``; ``models.measure.photo_angles`` measures it); the photos'
+rows
 above were not measured again with it.
 
 So the balance is no cure for a photo of no known table: on a coloured table the grey world
@@ -79,12 +80,12 @@ from typing import Any
 
 import numpy as np
 
-from models.training.shifts import SHIFTS
-from vision.detections import Detections
-from vision.dietypes import DieType, die_of, game_types, get_type
-from vision.photometry import normalise_light
-from vision.renderer import Scene, render
-from vision.scenes import TABLES, random_scene, table_of_kind, typed_scene
+from models.training.dice.shifts import SHIFTS
+from vision.dice.detections import Detections
+from vision.dice.photometry import normalise_light
+from vision.faces.dietypes import DieType, die_of, game_types, get_type
+from vision.synth.renderer import Scene, render
+from vision.synth.scenes import TABLES, random_scene, table_of_kind, typed_scene
 
 SHIFT_NAMES = ("none", "dark x0.45", "warm cast", "cool cast")
 STRONG: dict[str, Callable[[np.ndarray], np.ndarray]] = {
@@ -146,10 +147,10 @@ def live(faces, edition: str, throws: int, seed: int,
          shifts: tuple[str, ...] = SHIFT_NAMES) -> dict[str, dict]:
     """Per shift: dice, right as taken (a), right balanced (b), read square-on as the live
     table reads them (the observer's types of `edition`)."""
+    from calibration.geometry.procedure import calibrate_image
     from calibration.perception import perception
-    from calibration.procedure import calibrate_image
+    from calibration.render.table import TableRenderer
     from calibration.table.dice_top import read_top_faces
-    from calibration.table_render import TableRenderer
     from engine.observation import Expected, make_view
 
     colour = get_type(f"icedice-colour-{edition}")
@@ -196,8 +197,8 @@ def enrolled(faces, dice: int, seed: int, shots: int = 3, tests: int = 3,
     """Per shift: dice, right as taken (a), right balanced (b), of new dice enrolled from
     `shots` photos of the die's six faces under the renderer's light, read in `tests` shifted
     photos."""
-    from vision.faces import EnrolledDie
-    from vision.faces_eval import novel_dice
+    from vision.faces.reading import EnrolledDie
+    from vision.measure.faces import novel_dice
 
     rng = np.random.default_rng(seed)
     out = {s: {"dice": 0, "a": 0, "b": 0} for s in shifts}
@@ -233,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     shifts: tuple[str, ...] = SHIFT_NAMES
     if args.strong:
         shifts = tuple(STRONG)
-    from vision.faces import DieFaceReader
+    from vision.faces.reading import DieFaceReader
 
     faces = DieFaceReader()
     results: dict[str, dict] = {}

@@ -8,19 +8,20 @@ Usage::
 A phone's photo of a table sees the dice near its centre from above and the others obliquely:
 the wider the lens and the more it is tilted, the more of a die's printed sides it shows and
 the more its top face is foreshortened. This reads rendered photos of each game's catalogued
-dice (``models.measure.light_faces.photos``' scenes: ``vision.scenes`` cameras, up to 30 degrees of
-tilt, 45-75 degree lenses; every table kind of :data:`vision.scenes.TABLES`; unshifted, as
+dice (``models.measure.light_faces.photos``' scenes: ``vision.synth.scenes`` cameras, up to 30
+degrees of
+tilt, 45-75 degree lenses; every table kind of :data:`vision.synth.scenes.TABLES`; unshifted, as
 taken) as ``dicetable read --game`` reads them (``calibration.table.typed.read_dice_types``) at
 each die's true box, and counts them by the angle between the table's normal and the ray from
-the die to the camera (:meth:`vision.renderer.CameraPose.view_angle_deg`). A die counts right
+the die to the camera (:meth:`vision.synth.renderer.CameraPose.view_angle_deg`). A die counts right
 when its type (either colour die's edition) and face are both right; when only its face would
 be, given the type, is in ``face_given_type``.
 
-Photo seed 1 + S: ``vision.topface.top_candidates``' squares were chosen on seed 0.
+Photo seed 1 + S: ``vision.faces.topface.top_candidates``' squares were chosen on seed 0.
 
 Measured with the shipped models, every die read from the candidate nearest a face mean
 (``--nearest``; right / dice per bin, 0-15 / 15-25 / 25-35 / 35-45 / 45+ degrees; the
-scale-coded rule of ``vision.topface`` in):
+scale-coded rule of ``vision.faces.topface`` in):
 
 - seed 1 (``--seed 0``): IceDice 115/122, 206/225, 267/323, 114/173, 35/82 (737 of 925);
   Quarriors 116/122, 182/225, 260/323, 90/173, 28/82 (676 of 925).
@@ -35,11 +36,11 @@ faces are hardly better (Quarriors seed 1: 119 / 190 / 274 / 98 / 34): the loss 
 of an oblique die, not its type. A face model trained with obliquely seen crops
 (``facecrops.OBLIQUE``) did not change that (``models/die_faces.md``).
 
-The shipped chooser (``vision.topface.TopFaceChooser``, IceDice only) reads more of the
+The shipped chooser (``vision.faces.topface.TopFaceChooser``, IceDice only) reads more of the
 oblique dice: seed 3 (``--seed 2``, read once) IceDice 843 -> 908 of 1 061, 45+ degrees
 70 -> 97 of 138; at the dice reader's boxes (``--detector``, seed 1) 546 -> 590 of 925, of
 which the reader found 751 (``found``). With the detector fine-tuned on custom dice
-(2026-11-26, ``models.training.tune_detector``) it finds 862 and reads 734 right (Quarriors:
+(2026-11-26, ``models.training.dice.tune_detector``) it finds 862 and reads 734 right (Quarriors:
 found 886 -> 901, right 620 -> 688); ``boxes_on_no_die`` IceDice 71 -> 81, Quarriors
 153 -> 115. Of the tuned detector's 81 and 115, 39 and 57 lie on dice the frame cuts, which
 the renderer draws but leaves unlabelled (``of_them_on_dice_the_frame_cuts``, 2026-11-26): a
@@ -62,19 +63,20 @@ BINS = (0, 15, 25, 35, 45, 90)
 def tally(reader, game: str, table: str, scenes: int, seed: int, dice_reader=None,
           chooser: object = "shipped") -> tuple[list[dict[str, int]], int, int]:
     """Per bin of :data:`BINS`: dice, right (type and face), right face given the true type;
-    with `dice_reader` (a ``vision.reader.DiceReader``) the dice are read at its boxes, as
+    with `dice_reader` (a ``vision.dice.reader.DiceReader``) the dice are read at its boxes, as
     ``dicetable read --game`` does, each die at the box whose centre lies inside it
-    (``vision.evaluate.match``), and ``found`` counts the dice that have one (a die with none
+    (``vision.measure.evaluate.match``), and ``found`` counts the dice that have one (a die with
+    none
     is wrong). `chooser` as ``read_dice_types``' (None: the nearest candidate). Also the
     number of the reader's boxes on no labelled die (``read --game`` would report them as
     dice; 0 at the true boxes), and how many of those lie on a die the frame cuts, which the
-    renderer draws but leaves unlabelled (``vision.renderer.cut_by_frame``)."""
+    renderer draws but leaves unlabelled (``vision.synth.renderer.cut_by_frame``)."""
     from calibration.table.typed import read_dice_types
     from models.measure.light_faces import true_boxes
-    from vision.dietypes import die_of, game_types, get_type
-    from vision.evaluate import match
-    from vision.renderer import cut_by_frame, render
-    from vision.scenes import typed_scene
+    from vision.faces.dietypes import die_of, game_types, get_type
+    from vision.measure.evaluate import match
+    from vision.synth.renderer import cut_by_frame, render
+    from vision.synth.scenes import typed_scene
 
     types = [get_type(t) for t in game_types(game)]
     rng = np.random.default_rng(seed)
@@ -131,17 +133,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="read at the dice reader's boxes, as read --game, not the true ones")
     ap.add_argument("--nearest", action="store_true",
                     help="choose the candidate nearest a face mean, not by the shipped "
-                         "chooser (vision.topface)")
+                         "chooser (vision.faces.topface)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    from vision.faces import DieFaceReader
-    from vision.scenes import TABLES
+    from vision.faces.reading import DieFaceReader
+    from vision.synth.scenes import TABLES
 
     reader = DieFaceReader(path=args.models / args.face_file if args.models else None,
                            experts=not args.no_experts)
     dice_reader = None
     if args.detector:
-        from vision.reader import DiceReader
+        from vision.dice.reader import DiceReader
 
         dice_reader = DiceReader()
     names = [f"{lo}-{hi}" for lo, hi in zip(BINS, BINS[1:], strict=False)]

@@ -1,5 +1,5 @@
 """Face accuracy per die type on box crops whose sides are wide and printed with the die's
-other faces (``vision.facecrops.WIDE``), as a wide camera's photo shows a typed die.
+other faces (``vision.synth.facecrops.WIDE``), as a wide camera's photo shows a typed die.
 
 Usage::
 
@@ -14,7 +14,7 @@ candidate in place) instead of the shipped ones. The render seeds are 15 000 + S
 ``--photos N`` reads instead N rendered photos per game on the grey and the renderer's random
 tables, unshifted and as taken, as ``read --game`` reads them
 (``models.measure.light_faces.photos``, photo seed 1 + S: the squares of
-``vision.topface.top_candidates`` were chosen on seed 0), and the live IceDice throws
+``vision.faces.topface.top_candidates`` were chosen on seed 0), and the live IceDice throws
 square-on (``light_faces.live``, N throws an edition).
 """
 
@@ -39,9 +39,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="read N light_faces photos per game and table instead of crops")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    from vision import facecrops
-    from vision.faces import DieFaceReader
-    from vision.faces_eval import eval_types
+    from vision.faces.reading import DieFaceReader
+    from vision.measure.faces import eval_types
+    from vision.synth import facecrops
 
     cond = {"wide": facecrops.WIDE, "oblique": facecrops.OBLIQUE, "train": facecrops.TRAIN,
             "top": facecrops.TOP}[args.cond]

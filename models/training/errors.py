@@ -5,7 +5,7 @@ Usage::
     python -m models.training.errors --kfold I2 [--folds 0,1,2,3,4] [--crops /tmp/e]
     python -m models.training.errors --onnx runs/E2 --folds 0     # only its held-out folds
 
-Each photo is read the way ``vision.reader.DiceReader`` reads it (the detector in
+Each photo is read the way ``vision.dice.reader.DiceReader`` reads it (the detector in
 ``--detector``, then the classifier with its second look), and every labelled die that is not
 read right gets one cause:
 
@@ -37,13 +37,13 @@ import cv2
 import numpy as np
 import torch
 
-from models.training.dataset import read_photo, real_images
-from models.training.folds import N_FOLDS, REPO, fold_of, read_like_the_reader
-from models.training.train_classifier import logits_of, make_classifier
-from vision.classifier import CROP_PX, NOT_A_DIE, crop_dice
+from models.training.dice.dataset import read_photo, real_images
+from models.training.dice.folds import N_FOLDS, REPO, fold_of, read_like_the_reader
+from models.training.dice.train_classifier import logits_of, make_classifier
 from vision.colours import die_colour_names
-from vision.detector import DiceDetector
-from vision.evaluate import match
+from vision.dice.classifier import CROP_PX, NOT_A_DIE, crop_dice
+from vision.dice.detector import DiceDetector
+from vision.measure.evaluate import match
 
 KFOLD = REPO / "runs" / "kfold"
 #: A detector peak this strong near a missed die counts as "seen, under the threshold".
@@ -81,7 +81,7 @@ def kfold_readers(name: str) -> Callable[[int], Callable[[np.ndarray], np.ndarra
 
 
 def onnx_reader(folder: Path) -> Callable[[int], Callable[[np.ndarray], np.ndarray]]:
-    from vision.classifier import FaceClassifier
+    from vision.dice.classifier import FaceClassifier
     from vision.onnx_models import CLASSIFIER_FILE
 
     cls = FaceClassifier(folder / CLASSIFIER_FILE, turns=1)
@@ -202,7 +202,7 @@ def _box_fit(fits: np.ndarray) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     src = ap.add_mutually_exclusive_group(required=True)
-    src.add_argument("--kfold", help="name of a models.training.kfold result")
+    src.add_argument("--kfold", help="name of a models.training.dice.kfold result")
     src.add_argument("--onnx", type=Path, help="folder holding a classifier ONNX file")
     ap.add_argument("--folds", default=",".join(str(k) for k in range(N_FOLDS)))
     ap.add_argument("--detector", type=Path,

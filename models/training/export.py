@@ -87,7 +87,7 @@ def update_sha256sums(folder: Path, digests: dict[str, str], drop: tuple[str, ..
 
 def add_features_output(src: Path, dst: Path, name: str = "features") -> None:
     """A copy of the classifier ``src`` at ``dst`` that also outputs the float features its
-    last linear layer reads (``vision.classifier.FEATURES_OUTPUT``: table adaptation needs
+    last linear layer reads (``vision.dice.classifier.FEATURES_OUTPUT``: table adaptation needs
     them), the same network otherwise.
 
     The features are the input of the last Gemm (float model) or QGemm (int8 model, behind

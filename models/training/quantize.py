@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from models.training.dataset import read_photo, val_photo_names
+from models.training.dice.dataset import read_photo, val_photo_names
 from models.training.export import update_sha256sums
-from vision.classifier import crop_dice, crops_to_tensor
+from vision.dice.classifier import crop_dice, crops_to_tensor
 from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE
 
 HERE = Path(__file__).resolve().parent
@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 def calibration_crops(seed: int, n: int = 600, exclude: set[str] | frozenset = frozenset(),
                       size: int = 48) -> np.ndarray:
     """``n`` real train-split crops (photos named in ``exclude`` left out) for the ranges."""
-    from models.training.dataset import real_images, synthetic
+    from models.training.dice.dataset import real_images, synthetic
 
     rng = np.random.default_rng(seed)
     try:
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--float", type=Path, default=None,
                     help="float classifier (default: where training left it, under runs/float)")
     args = ap.parse_args(argv)
-    from models.training.train import float_classifier_path
+    from models.training.dice.train import float_classifier_path
 
     float_path = args.float or float_classifier_path(args.models)
     size = onnx.load(str(float_path)).graph.input[0].type.tensor_type.shape.dim[2].dim_value

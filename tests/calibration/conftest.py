@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from calibration.layouts import load_layout
-from calibration.synthetic import MatRenderer
+from calibration.render.synthetic import MatRenderer
 
 
 @pytest.fixture(scope="session")

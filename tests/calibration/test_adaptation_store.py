@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from calibration.adaptation_store import load_from_profile, save_to_profile
-from vision.adapt import Adaptation, AdaptationError
-from vision.residual import FaceResidual
+from vision.dice.adapt import Adaptation, AdaptationError
+from vision.dice.residual import FaceResidual
 
 
 def _adaptation() -> Adaptation:

@@ -18,7 +18,7 @@ import pytest
 from calibration.atomicfile import write_atomic
 from calibration.enrolment import EnrolmentError, load_enrolled, save_enrolled
 from calibration.profile import load, save
-from vision.faces import EnrolledDie
+from vision.faces.reading import EnrolledDie
 
 KILLS = 50
 

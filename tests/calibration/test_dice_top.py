@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.procedure import calibrate_image
+from calibration.geometry.procedure import calibrate_image
+from calibration.render.table import TableRenderer
 from calibration.table.dice_top import locate_top, read_top_faces
 from calibration.table.readers import shared_readers
-from calibration.table_render import TableRenderer
 from engine.observation import Expected, make_view
 
 SIZES = ("S", "M", "L", "SM", "SL", "ML")

@@ -76,7 +76,7 @@ def test_enrolled_faces_replace_the_pip_reading_and_a_named_face_is_a_symbol() -
     """calibration.table.enrolled.with_enrolled_faces: the live observer's dice take the
     enrolled reading; a label that is no pip face ("skull") is a symbol to the rules."""
     from calibration.table.enrolled import with_enrolled_faces
-    from vision.detections import FACE_NAMES, Detections
+    from vision.dice.detections import FACE_NAMES, Detections
 
     pips = np.zeros((3, len(FACE_NAMES)), np.float32)
     pips[:, 2] = 1.0  # all read as a confident 3 (a skull's two eyes and mouth)

@@ -9,18 +9,18 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.evaluate import truth_detections
-from calibration.homography import (
+from calibration.geometry.homography import (
     DEFAULT_FOV_DEG,
     GeometryError,
     check,
     estimate,
     estimate_focal,
 )
-from calibration.lens import distort
-from calibration.synthetic import dice_in_zones, distort_image
+from calibration.geometry.lens import distort
+from calibration.measure.evaluate import truth_detections
+from calibration.render.synthetic import dice_in_zones, distort_image
 from tests.calibration.conftest import table_grid
-from vision.renderer import CameraPose
+from vision.synth.renderer import CameraPose
 
 
 def _errors(mr, photo, g) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -125,7 +125,7 @@ def test_two_mats_on_one_table_are_told_apart(renderers) -> None:
                     np.uint8)
     table[:a.shape[0], :a.shape[1]] = a
     table[:b.shape[0], a.shape[1] + gap_px:] = b
-    # both rasters are stored flipped (see calibration.synthetic); flipped rows align at the
+    # both rasters are stored flipped (see calibration.render.synthetic); flipped rows align at the
     # bottom of the composite, so shift each mat's y accordingly
     combo = ice.__class__.__new__(ice.__class__)
     combo.layout, combo.ppm, combo.mat = ice.layout, ice.ppm, table

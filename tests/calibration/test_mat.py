@@ -11,11 +11,19 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.geometry.markers import detect_markers
 from calibration.layouts import all_layouts, load_layout
-from calibration.markers import detect_markers
-from calibration.mat import paper_mask, png_bytes, render_mat
-from calibration.pdf import PT_PER_MM
-from calibration.tiles import FOOTER, MARGIN, OVERLAP, PaperError, mat_pdf, paper_size, tiles
+from calibration.printing.mat import paper_mask, png_bytes, render_mat
+from calibration.printing.pdf import PT_PER_MM
+from calibration.printing.tiles import (
+    FOOTER,
+    MARGIN,
+    OVERLAP,
+    PaperError,
+    mat_pdf,
+    paper_size,
+    tiles,
+)
 
 
 def parse_pdf(data: bytes) -> dict:

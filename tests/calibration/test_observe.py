@@ -10,14 +10,14 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.evaluate import truth_detections
-from calibration.procedure import calibrate_image
-from calibration.synthetic import Placed, dice_in_zones
+from calibration.geometry.procedure import calibrate_image
+from calibration.measure.evaluate import truth_detections
+from calibration.render.synthetic import Placed, dice_in_zones
 from calibration.table.fit import current_geometry
 from calibration.table.photo import annotate_detections, read_detections
 from calibration.table.zones import zones_seen
 from engine.observation import Observation
-from vision.detections import Detections
+from vision.dice.detections import Detections
 
 
 @pytest.fixture(scope="module")

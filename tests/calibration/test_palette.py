@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.evaluate import truth_detections
-from calibration.homography import estimate
+from calibration.geometry.homography import estimate
+from calibration.geometry.procedure import CalibrationError, calibrate_image
+from calibration.measure.evaluate import truth_detections
 from calibration.palette import (
     REJECT_D2,
     Palette,
@@ -17,9 +18,8 @@ from calibration.palette import (
     lab,
     white_reference,
 )
-from calibration.procedure import CalibrationError, calibrate_image
-from calibration.synthetic import Placed, dice_in_zones
-from vision.renderer import Lighting
+from calibration.render.synthetic import Placed, dice_in_zones
+from vision.synth.renderer import Lighting
 
 
 def _enrol(mr, colours, seed=0):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.layouts import load_layout
-from calibration.pieces_eval import PPM, eval_pyramids, place_stash, pyramid_photo
-from calibration.synthetic import MatRenderer
-from vision.pyramids import BASE_MM, RAINBOW, Pyramid, label_pixels, read_pyramids
+from calibration.measure.pieces import PPM, eval_pyramids, place_stash, pyramid_photo
+from calibration.render.synthetic import MatRenderer
+from vision.pieces.pyramids import BASE_MM, RAINBOW, Pyramid, label_pixels, read_pyramids
 
 
 def test_all_thirty_pieces_of_a_table_are_placed():
@@ -78,7 +78,7 @@ def test_grey_ink_and_shadow_are_table_not_pieces():
 
 
 def test_card_slots_front_rows_first_with_their_neighbours():
-    from calibration.card_layout import card_slots
+    from calibration.printing.card_layout import card_slots
 
     slots = card_slots(load_layout("pyramid_dice", 2))
     assert len(slots) == 28 and slots[0].id.startswith("r7")
@@ -92,14 +92,14 @@ def test_card_slots_front_rows_first_with_their_neighbours():
 
 
 def test_card_slots_on_rendered_tables_with_hand_shadows():
-    from calibration.pieces_eval import eval_card_slots
+    from calibration.measure.pieces import eval_card_slots
 
     r = eval_card_slots(tables=2, seed=5)
     assert r["slots"] == 72 and r["side_slots"] == 16 and r["slot_accuracy"] == 1.0
 
 
 def test_a_shadow_is_not_a_card():
-    from vision.card_slots import not_mat
+    from vision.pieces.card_slots import not_mat
 
     ref = np.full((60, 60, 3), 235, np.uint8)
     top = ref.copy()
@@ -115,7 +115,7 @@ def test_a_shadow_is_not_a_card():
 def test_base_side_fits_every_yaw_as_separate_least_squares_would():
     """The batched normal equations of _base_side give each yaw's lstsq solution (the
     refits dropping hidden directions included): same side, to rounding."""
-    from vision.pyramids import _K, _U, _fit
+    from vision.pieces.pyramids import _K, _U, _fit
 
     rng = np.random.default_rng(3)
     for _ in range(5):

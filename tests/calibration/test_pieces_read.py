@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.homography import Geometry
+from calibration.geometry.homography import Geometry
 from calibration.layouts import load_layout
-from calibration.pieces_eval import PPM, draw_cards, pyramid_photo
+from calibration.measure.pieces import PPM, draw_cards, pyramid_photo
 from calibration.profile import Profile
-from calibration.synthetic import MatRenderer
+from calibration.render.synthetic import MatRenderer
 from calibration.table.photo import read_table_pieces
-from vision.pyramids import Pyramid
-from vision.renderer import Lighting, Scene, render_table
+from vision.pieces.pyramids import Pyramid
+from vision.synth.renderer import Lighting, Scene, render_table
 
 
 def _profile(mr: MatRenderer, cam) -> Profile:
@@ -56,10 +56,10 @@ def test_a_large_piece_leaning_over_a_marker_is_one_large_piece():
     """On the far vault a large black piece's apex leans over a printed marker, where black
     on black shows no outline: its base is measured from what shows (it read as two medium
     pieces, and the match stalled on a piece that was never there)."""
-    from calibration.mat import mat_raster
-    from calibration.table_render import Placement, TableRenderer
+    from calibration.printing.mat import mat_raster
+    from calibration.render.table import Placement, TableRenderer
     from engine.observation import Expected, make_view
-    from vision.pyramids import read_pyramids
+    from vision.pieces.pyramids import read_pyramids
 
     r = TableRenderer("icedice", 2, seed=0)
     g = _profile(r.mr, r.camera).geometry
@@ -80,9 +80,9 @@ def _typed_photos(game: str, photos: int, seed: int):
     scenes, on a flat table): wide cameras, dice whose printed sides show beside the top face."""
     import dataclasses
 
-    from vision.dietypes import game_types, get_type
-    from vision.renderer import render
-    from vision.scenes import random_scene
+    from vision.faces.dietypes import game_types, get_type
+    from vision.synth.renderer import render
+    from vision.synth.scenes import random_scene
 
     types = [get_type(t) for t in game_types(game)]
     rng = np.random.default_rng(seed)
@@ -100,10 +100,10 @@ def test_read_dice_types_finds_the_top_face_beside_printed_sides(monkeypatch):
     the top face: the one nearest a face mean, or the shipped chooser's (seeded photos apart
     from those the candidates were chosen on and the chooser learnt from)."""
     import calibration.table.typed as typed
-    import vision.topface as tf
+    import vision.faces.topface as tf
     from models.measure.light_faces import true_boxes
-    from vision.dietypes import die_of
-    from vision.faces import DieFaceReader
+    from vision.faces.dietypes import die_of
+    from vision.faces.reading import DieFaceReader
 
     reader = DieFaceReader()
     assert tf.TopFaceChooser.beside(reader) is not None  # shipped, made for this face model

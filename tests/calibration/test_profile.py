@@ -8,7 +8,7 @@ import tomllib
 import numpy as np
 import pytest
 
-from calibration.homography import Geometry
+from calibration.geometry.homography import Geometry
 from calibration.layouts import load_layout
 from calibration.palette import build_palette
 from calibration.profile import Profile, ProfileError, load, save

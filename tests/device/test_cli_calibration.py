@@ -13,7 +13,7 @@ import pytest
 
 from calibration.layouts import load_layout
 from calibration.profile import load
-from calibration.synthetic import MatRenderer, Placed
+from calibration.render.synthetic import MatRenderer, Placed
 
 Cli = Callable[..., tuple[int, str, str]]  # the `cli` fixture (tests/device/conftest.py)
 
@@ -132,8 +132,8 @@ def test_calibrate_selftest_json(cli: Cli) -> None:
 
 
 def test_calibrate_selftest_with_the_dice_reader(cli: Cli) -> None:
+    from vision.dice.reader import DiceReader
     from vision.onnx_models import ModelNotFoundError
-    from vision.reader import DiceReader
 
     try:
         DiceReader()

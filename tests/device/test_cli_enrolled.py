@@ -9,8 +9,8 @@ from pathlib import Path
 
 import cv2
 
-from vision.dietypes import get_type
-from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
+from vision.faces.dietypes import get_type
+from vision.synth.renderer import CameraPose, DieSpec, Lighting, Scene, render
 
 Cli = Callable[..., tuple[int, str, str]]  # the `cli` fixture (tests/device/conftest.py)
 

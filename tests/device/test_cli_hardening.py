@@ -73,7 +73,7 @@ def test_enrol_into_a_folder_is_one_line(tmp_path: Path, cli: Cli) -> None:
 def test_read_with_a_singular_homography_is_one_line(tmp_path: Path, cli: Cli) -> None:
     from calibration.profile import save
     from tests.calibration.test_profile import _profile
-    from vision.renderer import CameraPose, DieSpec, Scene, render
+    from vision.synth.renderer import CameraPose, DieSpec, Scene, render
 
     p = _profile()
     flat = dataclasses.replace(p.geometry, homography=np.array(

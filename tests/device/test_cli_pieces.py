@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 
 from device.cli import main
-from vision.dietypes import get_type
-from vision.facecrops import Conditions, face_crops
+from vision.faces.dietypes import get_type
+from vision.synth.facecrops import Conditions, face_crops
 
 
 def _photo_of_dice(path, dice):

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from device.cli import main
-from vision.renderer import CameraPose, DieSpec, Scene, render
-from vision.textures import DieLook
+from vision.synth.renderer import CameraPose, DieSpec, Scene, render
+from vision.synth.textures import DieLook
 
 DIE_KEYS = {"box", "center", "value", "probability", "unsure", "symbol", "body_colour",
             "pip_colour"}

@@ -13,7 +13,7 @@ from calibration.enrolment import load_enrolled
 from device.enrolment import Enroller
 from device.store import SQLiteStore
 from device.web import create_app
-from vision.renderer import CameraPose, DieSpec, Scene, render
+from vision.synth.renderer import CameraPose, DieSpec, Scene, render
 
 
 def photo(value: int, yaw: float) -> bytes:

@@ -16,7 +16,7 @@ from device.runtime import Runtime
 from device.store import SQLiteStore
 from device.web import create_app
 from engine import Observation
-from vision.detections import NUM_FACE_CLASSES, Detections
+from vision.dice.detections import NUM_FACE_CLASSES, Detections
 from vision.frame import Frame
 
 
@@ -37,7 +37,7 @@ class KeepsDetections(ScriptedTable):
         return super().read(frame)
 
     def annotated(self, image: np.ndarray) -> np.ndarray:
-        from vision.annotate import annotate
+        from vision.dice.annotate import annotate
 
         assert self.last_detections is not None
         return annotate(image, self.last_detections)

@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 
 from calibration.enrolment import enrol
-from calibration.procedure import calibrate_image
+from calibration.geometry.procedure import calibrate_image
+from calibration.render.table import TableRenderer
 from calibration.table.reader import TableReader
 from calibration.table.readers import shared_readers
-from calibration.table_render import TableRenderer
 from engine import get_game
 from engine.observation import Expected
-from vision.facecrops import face_crops
-from vision.faces import DieFaceReader
-from vision.faces_eval import ENROL, novel_dice, symbol_dice
+from vision.faces.reading import DieFaceReader
+from vision.measure.faces import ENROL, novel_dice, symbol_dice
+from vision.synth.facecrops import face_crops
 
 SKULL = symbol_dice(1, seed=7)[0]
 """An ordinary d6 whose 1 shows a bold symbol no model was trained on."""
@@ -118,7 +118,7 @@ def test_enrolled_dice_are_prepared_before_their_first_reading(table: tuple,
 def test_a_prepared_die_is_known_by_its_shots_not_their_count() -> None:
     """A profile replaced by another whose die has this one's name and counts of shots is
     prepared anew (the key holds the shots' bytes)."""
-    from vision.faces import EnrolledDie
+    from vision.faces.reading import EnrolledDie
 
     a, b = EnrolledDie("x", base="d6"), EnrolledDie("x", base="d6")
     shots = _skull_shots(4)

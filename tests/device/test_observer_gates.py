@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
-import calibration.homography as homography
-from calibration.homography import check
+import calibration.geometry.homography as homography
+from calibration.geometry.homography import check
 from device.simtable import SimParams, SimulatedTable
 from engine import get_game
 
@@ -146,10 +146,10 @@ def test_a_die_turned_by_hand_is_read_again(seed: int, light: float, azimuth: fl
     light changes, changes only a pip or two of its cells: the dice zone is read again on
     any change (the light's test let these through: the 4 kept, or the die lost; simulated
     Pyramid Dice, fouls unflagged)."""
-    from calibration.procedure import calibrate_image
+    from calibration.geometry.procedure import calibrate_image
+    from calibration.render.table import TableRenderer
     from calibration.table.reader import TableReader
     from calibration.table.readers import shared_readers
-    from calibration.table_render import TableRenderer
     from device.simtable import dice_style
     from engine.observation import Expected
 

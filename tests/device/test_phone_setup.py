@@ -110,7 +110,7 @@ def test_teach_a_die_from_the_phone(server: tuple[str, Any], page: Any, tmp_path
     import cv2
 
     from calibration.enrolment import load_enrolled
-    from vision.renderer import CameraPose, DieSpec, Scene, render
+    from vision.synth.renderer import CameraPose, DieSpec, Scene, render
 
     cam = CameraPose(width=320, height=240, fov_deg=60, distance_mm=150)
     photos = []

@@ -29,10 +29,10 @@ def test_a_ringed_crop_holds_its_boxes_with_table_round_them() -> None:
 
 
 def test_the_reader_locates_a_die_where_it_read_it_and_the_runtime_crops_it() -> None:
-    from calibration.procedure import calibrate_image
+    from calibration.geometry.procedure import calibrate_image
+    from calibration.render.table import TableRenderer
     from calibration.table.reader import TableReader
     from calibration.table.readers import shared_readers
-    from calibration.table_render import TableRenderer
     from device.matches.service import MatchService
     from device.runtime import Runtime
     from device.store import SQLiteStore

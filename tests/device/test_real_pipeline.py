@@ -10,12 +10,12 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.procedure import calibrate_image
+from calibration.geometry.procedure import calibrate_image
 from calibration.profile import save
+from calibration.render.table import TableRenderer
 from calibration.table.reader import TableReader
 from calibration.table.readers import shared_readers
 from calibration.table.tracker import DieTracker
-from calibration.table_render import TableRenderer
 from device.cli import main
 from device.simtable import SimFigures, SimParams
 from device.simulate import simulate_match
@@ -41,7 +41,7 @@ def test_rendered_pyramid_dice_table_reads_as_its_state(
     profile = calibrate_image(tr.calibration_shot(), tr.layout, colours=tr.dice_colours())
     reader, faces = shared_readers(False)
     # The mat gives the table's scale: the live table reads at the main pass only (no
-    # vision.scales passes, which cost a photo of unknown scale its extra passes).
+    # vision.dice.scales passes, which cost a photo of unknown scale its extra passes).
     assert reader.any_scale is False
     assert TableReader.build(profile, "pyramid_dice").dice.reader.any_scale is False
     obs = TableReader.build(profile, "pyramid_dice", reader, faces).observe(image)
@@ -152,7 +152,7 @@ def test_icedice_dice_are_found_on_the_mat_and_read_square_on() -> None:
                          ids=["strong cool lamp", "a quarter of the exposure"])
 def test_icedice_faces_read_right_under_a_lamp_the_face_models_never_saw(gains) -> None:
     """The square-on face crops are cut from the photo the dice reader balanced
-    (vision.photometry): rendered IceDice throws under a lamp far cooler than the face models
+    (vision.dice.photometry): rendered IceDice throws under a lamp far cooler than the face models
     trained with, or at a quarter of the exposure, read as in the table's own light
     (models.measure.light_faces --strong, 30 throws of each edition: 102 / 88 of 120 dice
     right cut from the photo as taken, 119 / 118 balanced); here, 6 throws: 11 / 12 of 12

@@ -69,7 +69,7 @@ def test_unsure_or_miscounted_readings_teach_nothing() -> None:
 
 
 def test_an_earlier_session_s_correction_stands_until_this_one_has_its_own() -> None:
-    from vision.residual import FaceResidual
+    from vision.dice.residual import FaceResidual
 
     prior = FaceResidual(np.zeros(4), np.ones(4), np.zeros((9, 4)), np.zeros(9))
     learner = TableLearner(residual=prior, prior=prior)

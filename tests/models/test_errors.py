@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("torch", reason="torch is not installed (extra 'train')")
 
 from models.training import errors  # noqa: E402
-from vision.classifier import NOT_A_DIE  # noqa: E402
-from vision.detections import Detections  # noqa: E402
+from vision.dice.classifier import NOT_A_DIE  # noqa: E402
+from vision.dice.detections import Detections  # noqa: E402
 
 #: Four dice, 40 px each, on a grey image; each drawn in its own colour so the stand-in
 #: classifier can tell from the crop's centre which die (and how well centred) it is.

@@ -1,4 +1,4 @@
-"""The k-fold validation and two-stage classifier training (models.training.folds, kfold,
+"""The k-fold validation and two-stage classifier training (models.training.dice.folds, kfold,
 syndata, train_classifier): folds, the reader's second look, fold totals, die-by-die
 comparison, the synthetic-only base kept once, fine-tuning from it. Tiny nets, no real
 training: every test runs in a second or two."""
@@ -13,11 +13,11 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is not installed (extra 'train')")
 
-from models.training import folds, kfold, syndata  # noqa: E402
-from models.training import train_classifier as tc  # noqa: E402
-from models.training.folds import N_FOLDS, Photo, read_like_the_reader, score_photos  # noqa: E402
-from vision.classifier import NOT_A_DIE  # noqa: E402
-from vision.detections import NUM_FACE_CLASSES  # noqa: E402
+from models.training.dice import folds, kfold, syndata  # noqa: E402
+from models.training.dice import train_classifier as tc  # noqa: E402
+from models.training.dice.folds import N_FOLDS, Photo, read_like_the_reader, score_photos  # noqa: E402
+from vision.dice.classifier import NOT_A_DIE  # noqa: E402
+from vision.dice.detections import NUM_FACE_CLASSES  # noqa: E402
 
 N_CLASSES = NOT_A_DIE + 1
 
@@ -209,7 +209,7 @@ def test_fine_tune_starts_from_the_given_weights() -> None:
 
 
 def test_draw_weights_keep_the_real_share_and_boost_only_synthetic_symbols() -> None:
-    from vision.detections import FACE_SYMBOL
+    from vision.dice.detections import FACE_SYMBOL
 
     is_real = np.array([0, 0, 0, 1, 1, 1], bool)
     labels = np.array([FACE_SYMBOL, 1, 2, FACE_SYMBOL, 3, 4])
@@ -225,7 +225,7 @@ def test_draw_weights_keep_the_real_share_and_boost_only_synthetic_symbols() -> 
 
 
 def test_detector_box_crops_are_cut_round_the_detectors_boxes_with_the_labels_class() -> None:
-    from models.training.dataset import detector_box_crops
+    from models.training.dice.dataset import detector_box_crops
 
     img = np.full((120, 200, 3), 200, np.uint8)
     img[20:60, 20:60] = 40  # a dark square "die" labelled 3 (class 2)
@@ -267,7 +267,7 @@ def test_camera_shift_keeps_shape_and_range_and_greys_some_crops() -> None:
 
 
 def test_robustness_shifts_keep_crops_as_uint8_images() -> None:
-    from models.training.shifts import SHIFTS
+    from models.training.dice.shifts import SHIFTS
 
     crop = np.random.default_rng(0).integers(0, 256, (48, 48, 3)).astype(np.uint8)
     for name, shift in SHIFTS.items():
@@ -281,7 +281,7 @@ def test_robustness_shifts_keep_crops_as_uint8_images() -> None:
 
 def test_detector_box_crops_come_copy_by_copy() -> None:
     # folds._photo tags the crops by copy on this order (np.repeat over the copies).
-    from models.training.dataset import detector_box_crops
+    from models.training.dice.dataset import detector_box_crops
 
     img = np.zeros((200, 300, 3), np.uint8)
     for k, x in enumerate((20, 120, 220)):  # three dice of different greys

@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from models.training.label_audit import COLUMNS, TILE, audit, main, sheets
-from vision.detections import NUM_FACE_CLASSES, Detections
-from vision.evaluate import list_dataset
+from models.training.dice.label_audit import COLUMNS, TILE, audit, main, sheets
+from vision.dice.detections import NUM_FACE_CLASSES, Detections
+from vision.measure.evaluate import list_dataset
 
 
 def make_set(root: Path, photos: int = 3) -> None:

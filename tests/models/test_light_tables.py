@@ -1,12 +1,12 @@
-"""models.training.light_tables: the pip reader with and without the light balance on
+"""models.training.dice.light_tables: the pip reader with and without the light balance on
 rendered tables (the shipped models; no torch)."""
 
 from __future__ import annotations
 
 from math import comb
 
-from models.training.light_tables import WAYS, measure, sign_p
-from vision.reader import DiceReader
+from models.training.dice.light_tables import WAYS, measure, sign_p
+from vision.dice.reader import DiceReader
 
 
 def test_sign_p_is_the_two_sided_exact_binomial() -> None:

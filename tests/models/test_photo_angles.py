@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from models.measure.photo_angles import BINS, tally
-from vision.faces import DieFaceReader
-from vision.reader import DiceReader
+from vision.dice.reader import DiceReader
+from vision.faces.reading import DieFaceReader
 
 
 def test_tally_puts_every_die_in_one_bin_and_reads_near_axis_dice() -> None:

@@ -12,19 +12,19 @@ import pytest
 torch = pytest.importorskip("torch", reason="torch is not installed (extra 'train')")
 pytest.importorskip("onnx", reason="onnx is not installed (extra 'train')")
 
-from models.training.export import export_classifier, export_detector  # noqa: E402
-from models.training.nets import DiceDetector, FaceClassifier, PoolFaceClassifier  # noqa: E402
-from models.training.train_classifier import (  # noqa: E402
+from models.training.dice.train_classifier import (  # noqa: E402
     augment,
     ece,
     fit_temperature,
     highlights,
     line_highlights,
 )
-from models.training.train_detector import make_targets, sample_window  # noqa: E402
-from vision.classifier import FaceClassifier as OnnxClassifier  # noqa: E402
-from vision.detections import NUM_FACE_CLASSES  # noqa: E402
-from vision.detector import DiceDetector as OnnxDetector  # noqa: E402
+from models.training.dice.train_detector import make_targets, sample_window  # noqa: E402
+from models.training.export import export_classifier, export_detector  # noqa: E402
+from models.training.nets import DiceDetector, FaceClassifier, PoolFaceClassifier  # noqa: E402
+from vision.dice.classifier import FaceClassifier as OnnxClassifier  # noqa: E402
+from vision.dice.detections import NUM_FACE_CLASSES  # noqa: E402
+from vision.dice.detector import DiceDetector as OnnxDetector  # noqa: E402
 from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -197,10 +197,10 @@ def test_strong_augment_keeps_shape_and_range() -> None:
 
 
 def test_custom_dice_faces_are_symbols_unless_they_show_pips() -> None:
-    from models.training.dataset import classifier_classes
-    from vision.detections import FACE_SYMBOL
-    from vision.dietypes import get_type
-    from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
+    from models.training.dice.dataset import classifier_classes
+    from vision.dice.detections import FACE_SYMBOL
+    from vision.faces.dietypes import get_type
+    from vision.synth.renderer import CameraPose, DieSpec, Lighting, Scene, render
 
     cam = CameraPose(width=320, height=240, fov_deg=60, target_mm=(0.0, 0.0),
                      distance_mm=250.0)
@@ -215,14 +215,14 @@ def test_custom_dice_faces_are_symbols_unless_they_show_pips() -> None:
 
 
 def test_validation_photos_are_seeded_train_photos() -> None:
-    from models.training.dataset import shared_dir, val_photo_names
+    from models.training.dice.dataset import shared_dir, val_photo_names
 
     if not (shared_dir() / "data" / "real-dice" / "manifest.csv").is_file():
         pytest.skip("real-dice photos not found")
     names = val_photo_names(40, 0)
     assert len(names) == 40 and names == val_photo_names(40, 0)
     assert val_photo_names(0, 0) == set()
-    from vision.evaluate import list_dataset
+    from vision.measure.evaluate import list_dataset
 
     test = {it.image.name for it in list_dataset(shared_dir() / "data" / "real-dice", "test")}
     assert not names & test
@@ -247,8 +247,8 @@ def test_centre_contrast_classifier_exports_and_reads_dark_dice_alike(tmp_path: 
 
 
 def test_fold_scoring_follows_the_reader() -> None:
-    from models.training.folds import Photo, score_photos
-    from vision.classifier import NOT_A_DIE
+    from models.training.dice.folds import Photo, score_photos
+    from vision.dice.classifier import NOT_A_DIE
 
     crops = np.zeros((4, 8, 8, 3), np.uint8)
     crops[:] = np.array([0, 1, 2, 3])[:, None, None, None]  # its canned answer, in any turn
@@ -272,7 +272,7 @@ def test_fold_scoring_follows_the_reader() -> None:
 
 
 def test_label_fixes_name_dice_as_the_source_labels_them() -> None:
-    from models.training.dataset import label_fixes, real_images, shared_dir
+    from models.training.dice.dataset import label_fixes, real_images, shared_dir
 
     if not (shared_dir() / "data" / "real-dice" / "manifest.csv").is_file():
         pytest.skip("real-dice photos not found")
@@ -287,7 +287,7 @@ def test_label_fixes_name_dice_as_the_source_labels_them() -> None:
 def test_enrolment_training_dice_cover_the_shipped_face_families() -> None:
     """Every training die of the enrolment embedding has six different faces (its six
     prototypes must be told apart) and the families of the shipped types' faces take part."""
-    from models.training.train_enrol import train_dice
+    from models.training.enrol.train_enrol import train_dice
 
     dice = train_dice(300, 0)
     assert all(len({f.look for f in dt.faces}) == 6 for dt in dice)
@@ -298,9 +298,9 @@ def test_enrolment_training_dice_cover_the_shipped_face_families() -> None:
 
 def test_a_detector_read_back_from_onnx_gives_its_outputs_and_tunes_with_frozen_norms(
         tmp_path: Path) -> None:
+    from models.training.dice.train_detector import train_detector
+    from models.training.dice.tune_detector import from_onnx
     from models.training.nets import DetectorExport
-    from models.training.train_detector import train_detector
-    from models.training.tune_detector import from_onnx
 
     torch.manual_seed(0)
     net = DiceDetector().eval()
@@ -328,8 +328,8 @@ def test_a_detector_read_back_from_onnx_gives_its_outputs_and_tunes_with_frozen_
 
 
 def test_typed_photos_are_at_the_networks_scale_with_their_dice_boxed() -> None:
-    from models.training.tune_detector import typed_photos
-    from vision.detector import INPUT_LONG_SIDE
+    from models.training.dice.tune_detector import typed_photos
+    from vision.dice.detector import INPUT_LONG_SIDE
 
     images, boxes = typed_photos(2, seed=5)
     assert len(images) == len(boxes) == 2

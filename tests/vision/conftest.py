@@ -27,6 +27,6 @@ def real_dice() -> Path:
 
 @pytest.fixture(scope="session")
 def reader():  # noqa: ANN201 - DiceReader with the shipped models
-    from vision.reader import DiceReader
+    from vision.dice.reader import DiceReader
 
     return DiceReader()

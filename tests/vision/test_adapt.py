@@ -1,4 +1,4 @@
-"""Table adaptation (vision.adapt): learnt from labelled photos, saved, loaded, applied."""
+"""Table adaptation (vision.dice.adapt): learnt from labelled photos, saved, loaded, applied."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.adapt import (
+from vision.dice.adapt import (
     Adaptation,
     AdaptationError,
     LabelledPhoto,
@@ -17,9 +17,9 @@ from vision.adapt import (
     load_adaptation,
     save_adaptation,
 )
-from vision.evaluate import match
-from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
-from vision.scenes import random_look
+from vision.measure.evaluate import match
+from vision.synth.renderer import CameraPose, DieSpec, Lighting, Scene, render
+from vision.synth.scenes import random_look
 
 
 def skull_table(seed: int, ones: int = 4):  # noqa: ANN201
@@ -128,8 +128,8 @@ def test_photos_without_dice_teach_nothing(reader) -> None:  # noqa: ANN001
 def test_few_labelled_dice_move_not_a_die_little() -> None:
     """A photo of two dice says little about what is not a die: that row's pull is as
     strong as sixteen dice's over two; the faces' rows, and many dice, keep PULL."""
-    from vision.adapt import NOT_A_DIE_DICE, PULL, pull_for
-    from vision.classifier import NOT_A_DIE
+    from vision.dice.adapt import NOT_A_DIE_DICE, PULL, pull_for
+    from vision.dice.classifier import NOT_A_DIE
 
     few, many = pull_for(2), pull_for(400)
     assert few[NOT_A_DIE] == NOT_A_DIE_DICE / 2 > PULL[NOT_A_DIE]

@@ -12,8 +12,8 @@ from vision.colours import (
     measure_die_colours,
     name_colours,
 )
-from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
-from vision.textures import DieLook
+from vision.synth.renderer import CameraPose, DieSpec, Lighting, Scene, render
+from vision.synth.textures import DieLook
 
 
 def test_palette_names_itself() -> None:
@@ -30,7 +30,7 @@ def test_greys_by_lightness_not_hue() -> None:
                                            ("blue", "white"), ("yellow", "black"),
                                            ("black", "white"), ("purple", "white")])
 def test_rendered_die_colours(body: str, pip: str) -> None:
-    from vision.classifier import crop_dice
+    from vision.dice.classifier import crop_dice
 
     look = DieLook(body_bgr=PALETTE[body], pip_bgr=PALETTE[pip], pip_scale=1.3)
     cam = CameraPose(width=200, height=200, distance_mm=120)

@@ -7,7 +7,7 @@ from contextlib import nullcontext as does_not_raise
 import numpy as np
 import pytest
 
-from vision.detections import FACE_SYMBOL, FACE_UNREADABLE, NUM_FACE_CLASSES, Detections
+from vision.dice.detections import FACE_SYMBOL, FACE_UNREADABLE, NUM_FACE_CLASSES, Detections
 
 
 def onehot(classes: list[int]) -> np.ndarray:

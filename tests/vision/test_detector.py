@@ -1,14 +1,14 @@
-"""The detector's faint small dice (vision.detector.keep_faint_small)."""
+"""The detector's faint small dice (vision.dice.detector.keep_faint_small)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from models.training import scale_table
-from vision.bench import bench_renders
-from vision.detections import Detections
-from vision.detector import Letterbox, keep_faint_small
-from vision.reader import DiceReader
+from models.training.dice import scale_table
+from vision.dice.detections import Detections
+from vision.dice.detector import Letterbox, keep_faint_small
+from vision.dice.reader import DiceReader
+from vision.measure.bench import bench_renders
 
 SURE = 0.3
 
@@ -50,7 +50,7 @@ def test_faint_boxes_wait_for_sure_dice_of_one_size() -> None:
 def test_the_bench_frames_small_dice_are_found() -> None:
     # Ten frames like the bench's (1280 x 960, 40 dice of about 20 px at the main pass), read
     # as the live table reads (main pass). Measured: 392 found, 367 right, 397 boxes; with
-    # no faint peak 389, 364, 391 (before vision.photometry's gains 395, 370, 399 and 385,
+    # no faint peak 389, 364, 391 (before vision.dice.photometry's gains 395, 370, 399 and 385,
     # 361, 387: the gains find some of the same dice). The detector trained on every real
     # domain (2026-11-27): 398, 372, 402 with or without the faint peaks.
     renders = bench_renders(10, seed=7)

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.dietypes import DieTypeError, all_labels, catalogue, get_type, parse_type
-from vision.facedraw import face_texture, ink_mask
+from vision.faces.dietypes import DieTypeError, all_labels, catalogue, get_type, parse_type
+from vision.faces.draw import face_texture, ink_mask
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_QUARRIORS = ROOT.parent / "shared" / "data" / "games" / "quarriors-base.json"
@@ -35,7 +35,7 @@ def test_eighteen_quarriors_dice_with_provenance():
 
 @pytest.mark.skipif(not SHARED_QUARRIORS.is_file(), reason="../shared data folder absent")
 def test_quarriors_file_is_up_to_date_with_the_shared_source():
-    from models.training.make_dietypes import convert
+    from models.training.faces.make_dietypes import convert
 
     fresh = convert(json.loads(SHARED_QUARRIORS.read_text()))
     shipped = json.loads((ROOT / "vision/data/dietypes/quarriors.json").read_text())

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detections import NUM_FACE_CLASSES, Detections
-from vision.evaluate import (
+from vision.dice.detections import NUM_FACE_CLASSES, Detections
+from vision.measure.evaluate import (
     DatasetError,
     evaluate,
     fix_labels,

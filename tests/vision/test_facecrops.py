@@ -1,4 +1,4 @@
-"""The printed sides of vision.facecrops (Conditions.printed_sides)."""
+"""The printed sides of vision.synth.facecrops (Conditions.printed_sides)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import dataclasses
 
 import numpy as np
 
-from vision.dietypes import catalogue
-from vision.facecrops import TRAIN, WIDE, render_crop
-from vision.facedraw import face_texture
+from vision.faces.dietypes import catalogue
+from vision.faces.draw import face_texture
+from vision.synth.facecrops import TRAIN, WIDE, render_crop
 
 
 def _blue_px(crop: np.ndarray) -> int:

@@ -6,10 +6,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dietypes import custom
-from vision.facecrops import STEADY, TRAIN, face_crops
-from vision.facematch import ShotMatcher, WindowBank, yaw_mod90
-from vision.faces_eval import distinct_glyph_seeds
+from vision.faces.dietypes import custom
+from vision.faces.match import ShotMatcher, WindowBank, yaw_mod90
+from vision.measure.faces import distinct_glyph_seeds
+from vision.synth.facecrops import STEADY, TRAIN, face_crops
 
 
 def _square(angle: float) -> np.ndarray:

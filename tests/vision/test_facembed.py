@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.facecrops import HARSH, face_crops
-from vision.facembed import ENROL_FILE, FaceEmbedder
-from vision.faces import DieFaceReader, EnrolledDie
-from vision.faces_eval import ENROL, novel_dice
+from vision.faces.embed import ENROL_FILE, FaceEmbedder
+from vision.faces.reading import DieFaceReader, EnrolledDie
+from vision.measure.faces import ENROL, novel_dice
 from vision.onnx_models import model_path
+from vision.synth.facecrops import HARSH, face_crops
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dietypes import get_type
-from vision.facecrops import TRAIN, face_crops
-from vision.faces import DieFaceReader, EnrolledDie
-from vision.faces_eval import ENROL, novel_dice
+from vision.faces.dietypes import get_type
+from vision.faces.reading import DieFaceReader, EnrolledDie
+from vision.measure.faces import ENROL, novel_dice
+from vision.synth.facecrops import TRAIN, face_crops
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +81,8 @@ def test_the_last_listed_expert_takes_its_types_over(reader):
 
 
 def test_novel_dice_faces_differ_even_turned():
-    from vision.facedraw import glyph_key
-    from vision.faces_eval import distinct_glyph_seeds
+    from vision.faces.draw import glyph_key
+    from vision.measure.faces import distinct_glyph_seeds
 
     seeds = distinct_glyph_seeds(900_000)
     assert len({glyph_key(s) for s in seeds}) == 6
@@ -158,7 +158,7 @@ def test_an_unreadable_stale_die_is_refused(reader):
 
 
 def test_enrolment_measurement_reports_its_rejections(reader):
-    from vision.faces_eval import eval_enrolment
+    from vision.measure.faces import eval_enrolment
 
     r = eval_enrolment(reader, 3, dice=1, tests=4, seed=123)
     assert 0.0 <= r["new_dice_rejected"] <= 1.0

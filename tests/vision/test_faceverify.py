@@ -1,15 +1,15 @@
-"""The per-die verifier of enrolled faces (vision.faceverify) and the matcher's placements."""
+"""The per-die verifier of enrolled faces (vision.faces.verify) and the matcher's placements."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.dietypes import custom
-from vision.facecrops import STEADY, TRAIN, face_crops
-from vision.facematch import ShotMatcher
-from vision.faces_eval import distinct_glyph_seeds
-from vision.faceverify import FaceVerifier
-from vision.shotaug import degraded
+from vision.faces.dietypes import custom
+from vision.faces.match import ShotMatcher
+from vision.faces.shotaug import degraded
+from vision.faces.verify import FaceVerifier
+from vision.measure.faces import distinct_glyph_seeds
+from vision.synth.facecrops import STEADY, TRAIN, face_crops
 
 
 def _die():

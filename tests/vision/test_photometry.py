@@ -1,4 +1,4 @@
-"""White balance and exposure brought back before reading (vision.photometry)."""
+"""White balance and exposure brought back before reading (vision.dice.photometry)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
-from models.training.shifts import SHIFTS
-from vision import photometry
-from vision.evaluate import evaluate, list_dataset
-from vision.photometry import light_gains, normalise_light
-from vision.reader import DiceReader
+from models.training.dice.shifts import SHIFTS
+from vision.dice import photometry
+from vision.dice.photometry import light_gains, normalise_light
+from vision.dice.reader import DiceReader
+from vision.measure.evaluate import evaluate, list_dataset
 
 
 def _table(seed: int = 0) -> np.ndarray:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import onnxruntime as ort
 
-from vision.classifier import CROP_PX
-from vision.detections import Detections
+from vision.dice.classifier import CROP_PX
+from vision.dice.detections import Detections
 from vision.onnx_models import CLASSIFIER_FILE, DETECTOR_FILE, model_path, open_session
-from vision.renderer import CameraPose, DieSpec, Lighting, Scene, render
-from vision.scenes import random_look
+from vision.synth.renderer import CameraPose, DieSpec, Lighting, Scene, render
+from vision.synth.scenes import random_look
 
 
 def test_shipped_models_load_with_onnxruntime() -> None:
@@ -55,7 +55,7 @@ def _plain_look(rng: np.random.Generator):  # noqa: ANN202
 
 def test_reader_reads_seeded_synthetic_tables(reader) -> None:  # noqa: ANN001
     # 60 tables (480 dice; 4 s): on 6 the floor moved with one die. Measured with the shipped
-    # models: 470 found, 443 right, 493 boxes (before vision.photometry's gains 470, 441, 490;
+    # models: 470 found, 443 right, 493 boxes (before vision.dice.photometry's gains 470, 441, 490;
     # classifier F3: 470, 444, 495; the one before it: 469, 441, 488). The pair trained on
     # every real domain, read by the image pyramid (2026-11-27): 478, 450, 513.
     right = total = found = predicted = 0
@@ -82,7 +82,7 @@ def test_a_balanced_photo_is_read_as_the_photo_it_was_balanced_from(reader) -> N
     True)`` (a caller that cuts crops of its own from the balanced photo) reads the same
     dice, and ``balanced=True`` does not balance again (a cast photo passed so is read
     cast)."""
-    from vision.photometry import normalise_light
+    from vision.dice.photometry import normalise_light
 
     cool = np.clip(seeded_scenes(1)[0].image * np.array([1.25, 1.0, 0.75]), 0, 255
                    ).astype(np.uint8)
@@ -113,7 +113,7 @@ def test_probabilities_are_distributions(reader) -> None:  # noqa: ANN001
 def test_four_turns_make_the_reading_rotation_invariant() -> None:
     import pytest
 
-    from vision.classifier import FaceClassifier
+    from vision.dice.classifier import FaceClassifier
 
     crops = np.random.default_rng(3).integers(0, 255, (4, CROP_PX, CROP_PX, 3)).astype(np.uint8)
     turned = np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))

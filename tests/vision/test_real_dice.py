@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vision.evaluate import evaluate, fix_labels, list_dataset, read_label_fixes
+from vision.measure.evaluate import evaluate, fix_labels, list_dataset, read_label_fixes
 
 FIXES = Path(__file__).resolve().parents[2] / "models" / "real_dice_fixes.csv"
 
@@ -41,7 +41,7 @@ def test_all_250_photos_meet_their_floor(real_dice: Path, reader) -> None:  # no
 
 
 def test_test_split_with_its_label_errors_fixed(real_dice: Path, reader) -> None:  # noqa: ANN001
-    # Every test die was looked at (models.training.label_audit); two labels are wrong
+    # Every test die was looked at (models.training.dice.label_audit); two labels are wrong
     # (models/real_dice_fixes.csv). Measured against the dice as seen: read accuracy 0.9838
     # (303 of 308), image_exact 0.88 (the pair tuned on this set alone 0.9935, 0.94).
     items, fixed = fix_labels(list_dataset(real_dice, "test"), read_label_fixes(FIXES))

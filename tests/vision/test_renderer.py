@@ -6,10 +6,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detections import FACE_SYMBOL, FACE_UNREADABLE
-from vision.renderer import CameraPose, DieSpec, Lighting, Scene, cut_by_frame, render
-from vision.scenes import random_render
-from vision.textures import DieLook
+from vision.dice.detections import FACE_SYMBOL, FACE_UNREADABLE
+from vision.synth.renderer import CameraPose, DieSpec, Lighting, Scene, cut_by_frame, render
+from vision.synth.scenes import random_render
+from vision.synth.textures import DieLook
 
 WHITE = DieLook(body_bgr=(235.0, 235.0, 235.0), pip_bgr=(15.0, 15.0, 15.0), corner=0.1)
 TOP = CameraPose(width=320, height=240, fov_deg=60, distance_mm=150)
@@ -127,10 +127,10 @@ def test_random_scenes_have_dice_in_view_with_valid_truth() -> None:
                          ["icedice-colour-rainbow", "icedice-size", "quarriors-assistant"])
 def test_typed_die_shows_its_catalogued_face(type_name: str) -> None:
     """A die of a catalogued type draws the type's face up (not pips): its top face in the
-    image is closer (mean squared BGR) to vision.facedraw's picture of that face than to any
+    image is closer (mean squared BGR) to vision.faces.draw's picture of that face than to any
     other."""
-    from vision.dietypes import get_type
-    from vision.facedraw import face_texture as type_face
+    from vision.faces.dietypes import get_type
+    from vision.faces.draw import face_texture as type_face
 
     dtype = get_type(type_name)
     cam = CameraPose(width=240, height=240, fov_deg=40, distance_mm=120)
@@ -164,7 +164,7 @@ def test_pip_dice_keep_pip_labels() -> None:
 def test_gloss_and_see_through_change_only_the_dice_that_ask_for_them() -> None:
     from dataclasses import replace
 
-    from vision.textures import add_gloss, face_texture
+    from vision.synth.textures import add_gloss, face_texture
 
     rng = np.random.default_rng(0)
     clear = DieLook(body_bgr=(60.0, 50.0, 50.0), pip_bgr=(40.0, 40.0, 190.0),

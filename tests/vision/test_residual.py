@@ -1,11 +1,11 @@
-"""The linear correction of the classifier that table adaptation fits (vision.residual)."""
+"""The linear correction of the classifier that table adaptation fits (vision.dice.residual)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision.residual import FaceResidual, fit_residual
+from vision.dice.residual import FaceResidual, fit_residual
 
 
 def _examples(rng: np.random.Generator, n: int = 60):  # noqa: ANN202

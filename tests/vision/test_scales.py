@@ -1,4 +1,4 @@
-"""Dice of any size in a photo (vision.scales): which detector passes run, how their boxes
+"""Dice of any size in a photo (vision.dice.scales): which detector passes run, how their boxes
 merge, which dice inside a bigger die are dropped; and, on the real test photos zoomed in
 and tiled into large photos, the figures the module docstring quotes."""
 
@@ -11,12 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
-from models.training import scale_table
-from vision import reader as reader_module
-from vision import scales
-from vision.detections import Detections
-from vision.evaluate import list_dataset, match
-from vision.reader import DiceReader, Timings
+from models.training.dice import scale_table
+from vision.dice import reader as reader_module
+from vision.dice import scales
+from vision.dice.detections import Detections
+from vision.dice.reader import DiceReader, Timings
+from vision.measure.evaluate import list_dataset, match
 
 
 def _boxes(*rows: tuple[float, float, float, float], conf: float = 0.9) -> Detections:
@@ -262,7 +262,7 @@ def test_tiles_cover_the_pass_and_keep_each_point_once() -> None:
 
 
 def _read_share(reader: DiceReader, real_dice: Path, row: str) -> tuple[float, float, int]:
-    """(found, read, extra boxes) of one row of models.training.scale_table."""
+    """(found, read, extra boxes) of one row of models.training.dice.scale_table."""
     r = scale_table.score(reader.read, scale_table.photos_of(row, list_dataset(real_dice,
                                                                                  "test")))
     return r["found"], r["read"], r["extra"]
@@ -298,12 +298,8 @@ def test_a_tiled_pass_finds_what_the_whole_pass_finds(real_dice: Path,
     pairs = match(whole.xyxy, tiled.xyxy)
     assert len(whole) == len(tiled) == len(pairs) > 20
     shift = [np.abs(whole.xyxy[i] - tiled.xyxy[j]).max() for i, j in pairs]
-    side = float(np.median(np.max(whole.xyxy[:, 2:] - whole.xyxy[:, :2], axis=1)))
-    # the same boxes, but for a few near a tile's edge (where the tile has less context):
-    # measured with the typed-stage detector D2, 60 of 61 within 0.2 px, one 4.3 px of a
-    # 33-px die (D1: all within 4)
-    assert np.median(shift) < 0.01, shift
-    assert sum(s > 1 for s in shift) <= 2 and max(shift) < side / 5, (shift, side)
+    # the same boxes, but for a few near a tile's edge (where the tile has less context)
+    assert np.median(shift) < 0.01 and max(shift) < 4, shift
 
 
 def test_close_ups_of_dice(real_dice: Path, reader: DiceReader) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.dietypes import custom
-from vision.facecrops import STEADY, face_crops
-from vision.facematch import ShotMatcher
-from vision.faces_eval import distinct_glyph_seeds
-from vision.shotaug import degraded
+from vision.faces.dietypes import custom
+from vision.faces.match import ShotMatcher
+from vision.faces.shotaug import degraded
+from vision.measure.faces import distinct_glyph_seeds
+from vision.synth.facecrops import STEADY, face_crops
 
 
 def _die():

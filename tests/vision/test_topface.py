@@ -1,4 +1,4 @@
-"""vision.topface: the candidate crops of a typed die in a photo and the choice among them."""
+"""vision.faces.topface: the candidate crops of a typed die in a photo and the choice among them."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.faces import FaceReading
-from vision.topface import (
+from vision.faces.reading import FaceReading
+from vision.faces.topface import (
     CHOICE_FILE,
     FEATURES,
     SCALE_CODED_FRACTION,
@@ -107,7 +107,7 @@ def test_the_chooser_takes_the_candidate_of_the_highest_score(tmp_path: Path) ->
 
 
 def test_a_chooser_learnt_on_another_face_model_is_not_used(tmp_path: Path) -> None:
-    from vision.faces import DieFaceReader
+    from vision.faces.reading import DieFaceReader
     from vision.onnx_models import model_path
 
     shipped = model_path("die_faces_202611.onnx")

@@ -8,12 +8,12 @@ import hashlib
 import numpy as np
 import pytest
 
-from vision.lookalike_stamp import Stage, blank_patch, disc, stamp
-from vision.lookalikes import EDGE_KINDS, LOOKALIKE_KINDS
-from vision.renderer import render, render_table
-from vision.scenes import random_render
-from vision.surfaces import SURFACE_KINDS, draw_surface
-from vision.wild_scenes import boxes_in_image, wild_render, wild_scene
+from vision.synth.lookalike_stamp import Stage, blank_patch, disc, stamp
+from vision.synth.lookalikes import EDGE_KINDS, LOOKALIKE_KINDS
+from vision.synth.renderer import render, render_table
+from vision.synth.scenes import random_render
+from vision.synth.surfaces import SURFACE_KINDS, draw_surface
+from vision.synth.wild_scenes import boxes_in_image, wild_render, wild_scene
 
 W, H = 320, 240
 

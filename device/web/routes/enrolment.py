@@ -13,7 +13,7 @@ from fastapi import APIRouter, Query, Request
 from device.enrolment import Enroller, EnrolmentRefused
 from device.matches.service import ServiceError
 from device.web.schemas import ErrorOut
-from vision.dietypes import catalogue
+from vision.faces.dietypes import catalogue
 
 router = APIRouter(prefix="/api/enrolment", tags=["enrolment"])
 

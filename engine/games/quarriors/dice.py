@@ -3,7 +3,7 @@ camera and the action texts use.
 
 A face label names what a face shows (``Q1``, ``L1 2/2*``, ``spell**``, ``draw2``,
 ``reroll*``, ``Q1+draw1``, ``reroll+draw1``, ``Q3|reroll``), the same labels as the vision
-die types (models/training/make_dietypes.py): two faces that look alike share a label, so a
+die types (models/training/faces/make_dietypes.py): two faces that look alike share a label, so a
 roll's outcome is a label with the chance of its faces (``Die.odds``). Action texts write the
 label without its space (``L1-2/2*``).
 """

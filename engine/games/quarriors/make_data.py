@@ -8,7 +8,7 @@ only what the rules need, in the engine's own structure: each die's faces (kind,
 bursts) and each card's cost, glory, die, keywords and the one-line ability text the shared
 file restates, with each entry's provenance (the source's verification or confidence). The
 die colours and the list of web sources stay in ``shared/data/games/`` (the same precedent as
-``vision/data/dietypes/quarriors.json``, written by ``models/training/make_dietypes.py``).
+``vision/data/dietypes/quarriors.json``, written by ``models/training/faces/make_dietypes.py``).
 ``tests/engine/test_quarriors_data.py`` checks this file against the shared one when present.
 """
 

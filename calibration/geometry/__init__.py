@@ -1,0 +1,1 @@
+"""Camera to table: markers, homography, lens, the calibration procedure."""

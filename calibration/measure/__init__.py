@@ -1,0 +1,1 @@
+"""Measuring a calibrated table's readings on rendered tables."""

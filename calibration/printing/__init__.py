@@ -1,0 +1,1 @@
+"""The printed mat: drawing, tiling onto sheets, PDF."""

@@ -1,0 +1,1 @@
+"""Training the face models of typed dice."""

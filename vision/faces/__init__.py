@@ -1,0 +1,1 @@
+"""Die types as data, and reading the faces of typed and enrolled dice."""

@@ -1,0 +1,1 @@
+"""Measuring the readers: accuracy on labelled photos and renders, speed."""

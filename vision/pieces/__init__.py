@@ -1,0 +1,1 @@
+"""Game pieces seen from above: pyramids, cards and their slots."""
