@@ -63,6 +63,8 @@ def test_quarriors_setup_live_move_and_question(server: tuple[str, Any], page: A
                  data={"candidates": [{"actions": ["spend basic_quiddity Q1"]},
                                       {"actions": ["spend basic_quiddity Q2"]}]})
     page.wait_for_selector("#m-pending.question")
+    asked = page.locator("#m-pending").inner_text()
+    assert "basic quiddity" in asked.lower() and "_" not in asked  # in words, not ids
     page.locator("#m-pending button.answer[data-action='spend basic_quiddity Q2']").click()
     page.wait_for_selector("#m-log li.answer")
     page.wait_for_selector("#q-spent-0 .qdie[title='basic quiddity: Q2']")

@@ -213,7 +213,7 @@ function renderCamera(view, changed) {
   if (!last) { $("#m-fix").hidden = true; return; }
   if (changed) $("#m-fix").hidden = true;
   const lines = last.actions.map((a) => {
-    const words = a.text.split(" ").map((w) => document.createTextNode(w + " "));
+    const words = a.text.split(" ").map((w) => document.createTextNode(w.replace(/_/g, " ") + " "));
     for (const part of a.parts) {
       words[part.index] = el("button", {class: `part ${part.object || ""}`, "data-seq": a.seq,
         "aria-label": `${part.object || "part"} read as ${part.word}: correct it`,

@@ -103,8 +103,13 @@ function phaseText(view) {
 // --- actions in plain words ----------------------------------------------------------------
 // An action's words through the game's vocabulary: "roll atom ML" -> "roll Atom medium+large".
 function say(game, text) {
-  const words = tableOf(game).words || {};
-  return text.split(";").map((part) => part.trim().split(" ").map((w) => words[w] || w).join(" ")).join(", then ");
+  return text.split(";").map((part) => part.trim().split(" ").map((w) => plainWord(game, w)).join(" ")).join(", then ");
+}
+
+// One word of an action: the game's own word for it, else its id with spaces ("basic_quiddity"
+// -> "basic quiddity").
+function plainWord(game, w) {
+  return (tableOf(game).words || {})[w] || w.replace(/_/g, " ");
 }
 
 // A question between candidate actions, as a player reads it: when they differ in one word
@@ -118,10 +123,10 @@ function plainQuestion(game, texts) {
     const k = differs.indexOf(true);
     const verb = split[0][0];
     const topic = ((g.topics || {})[verb] || [])[k - 1];
-    const rest = split[0].filter((w, i) => i !== k && i > 0).map((w) => (g.words || {})[w] || w).join(" ");
+    const rest = split[0].filter((w, i) => i !== k && i > 0).map((w) => plainWord(game, w)).join(" ");
     const about = topic ? `${topic[0].toUpperCase()}${topic.slice(1)}${rest ? ` (${rest})` : ""}`
       : say(game, split[0].slice(0, k).join(" ")) || "Which";
-    const choices = split.map((w) => (g.words || {})[w[k]] || w[k]);
+    const choices = split.map((w) => plainWord(game, w[k]));
     return {question: `${about}: ${choices.join(" or ")}?`, choices};
   }
   return {question: "Which was it?", choices: texts.map((t) => say(game, t))};
