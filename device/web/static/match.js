@@ -298,7 +298,7 @@ function renderLog(view) {
     // a move taken back is struck through and says so; the undo itself is a plain note
     const undone = e.kind === "action" && !isLive;
     const li = el("li", {class: e.kind + (isLive ? " live" : "") + (undone ? " undone" : ""), "data-seq": e.seq},
-      el("span", {class: "text"}, `${e.kind === "action" ? "" : e.kind + ": "}${e.text}`),
+      el("span", {class: "text"}, `${e.kind === "action" ? "" : e.kind + ": "}${e.text.replace(/_/g, " ")}`),
       undone ? el("small", {class: "src"}, " (taken back)") : "",
       el("span", {class: "src"}, ` ${e.source}`));
     if (isLive) {
