@@ -39,6 +39,7 @@ import cv2
 import numpy as np
 import torch
 
+from models.training.dice import cache as cache_file
 from models.training.dice.dataset import background_boxes, jitter_boxes
 from models.training.dice.real_domains import RealPhoto, training_photos
 from models.training.dice.syndata import CACHE, base_path, load_synthetic, synthetic_crops
@@ -157,10 +158,13 @@ def _detector_view(photo: RealPhoto, image: np.ndarray, side: float
     return image, (photo.boxes * s).astype(np.float32), (photo.ignore * s).astype(np.float32)
 
 
-def fold_detector(photos: list[RealPhoto], images: list[np.ndarray], recipe: Recipe
-                  ) -> DiceDetector:
-    """The detector base gone on with the real photos mixed in."""
-    base = detector_base(recipe)
+def _mixed_draws(photos: list[RealPhoto], images: list[np.ndarray], recipe: Recipe,
+                 keep: float = 1.0
+                 ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """The detector's rendered pip scenes, wild scenes and the fold's real photos (images,
+    boxes, regions to ignore, draw weights summing to ``keep``): the real photos
+    ``recipe.det_real_share`` of it, each domain an equal part; the rendered kinds halves of
+    the rest."""
     syn = load_synthetic(recipe.seed, recipe.scenes, CROP_PX)
     wild, _ = wild_samples(recipe.seed, recipe.wild)
     views = [_detector_view(p, img, recipe.det_real_side)
@@ -169,11 +173,19 @@ def fold_detector(photos: list[RealPhoto], images: list[np.ndarray], recipe: Rec
     det_boxes = syn.det_boxes + wild.det_boxes + [v[1] for v in views]
     n_syn, n_wild = len(syn.det_images), len(wild.det_images)
     ignores = [np.zeros((0, 4))] * (n_syn + n_wild) + [v[2] for v in views]
-    share = recipe.det_real_share if photos else 0.0
-    rendered = (1 - share) / 2
+    real = keep * recipe.det_real_share if photos else 0.0
+    rendered = (keep - real) / 2
     w = np.concatenate([np.full(n_syn, rendered / n_syn), np.full(n_wild, rendered / n_wild),
-                        share * _domain_weights([p.domain for p in photos])
+                        real * _domain_weights([p.domain for p in photos])
                         if photos else np.zeros(0)])
+    return det_images, det_boxes, ignores, w
+
+
+def fold_detector(photos: list[RealPhoto], images: list[np.ndarray], recipe: Recipe
+                  ) -> DiceDetector:
+    """The detector base gone on with the real photos mixed in."""
+    base = detector_base(recipe)
+    det_images, det_boxes, ignores, w = _mixed_draws(photos, images, recipe)
     return train_detector(det_images, det_boxes, w, recipe.det_steps, recipe.seed + 1,
                           die_px=recipe.det_die_px, ignores=ignores, init=base,
                           lr=recipe.det_lr)
@@ -194,8 +206,7 @@ def _typed_photos_cached(n: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
 
     path = CACHE / f"typed_s{TYPED_SEED}_n{n}.pkl"
     if path.exists():
-        with path.open("rb") as f:
-            images, boxes = pickle.load(f)  # our own cache, written below
+        images, boxes = cache_file.load(path)
         return images, boxes
     images, boxes = typed_photos(n)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -212,20 +223,10 @@ def typed_stage(detector: Path, photos: list[RealPhoto], images: list[np.ndarray
     from models.training.dice.tune_detector import from_onnx
 
     typed_img, typed_box = _typed_photos_cached(TYPED_SCENES)
-    syn = load_synthetic(recipe.seed, recipe.scenes, CROP_PX)
-    wild, _ = wild_samples(recipe.seed, recipe.wild)
-    views = [_detector_view(p, img, recipe.det_real_side)
-             for p, img in zip(photos, images, strict=True)]
-    det_images = typed_img + syn.det_images + wild.det_images + [v[0] for v in views]
-    det_boxes = typed_box + syn.det_boxes + wild.det_boxes + [v[1] for v in views]
-    n_typed, n_syn, n_wild = len(typed_img), len(syn.det_images), len(wild.det_images)
-    ignores = [np.zeros((0, 4))] * (n_typed + n_syn + n_wild) + [v[2] for v in views]
-    real = (1 - TYPED_SHARE) * recipe.det_real_share if photos else 0.0
-    rendered = (1 - TYPED_SHARE - real) / 2
-    w = np.concatenate([np.full(n_typed, TYPED_SHARE / n_typed),
-                        np.full(n_syn, rendered / n_syn), np.full(n_wild, rendered / n_wild),
-                        real * _domain_weights([p.domain for p in photos])
-                        if photos else np.zeros(0)])
+    images_, boxes_, ignores_, w_ = _mixed_draws(photos, images, recipe, 1 - TYPED_SHARE)
+    det_images, det_boxes = typed_img + images_, typed_box + boxes_
+    ignores = [np.zeros((0, 4))] * len(typed_img) + ignores_
+    w = np.concatenate([np.full(len(typed_img), TYPED_SHARE / len(typed_img)), w_])
     return train_detector(det_images, det_boxes, w, steps, recipe.seed + 5,
                           die_px=recipe.det_die_px, ignores=ignores, net=from_onnx(detector),
                           lr=recipe.det_lr)

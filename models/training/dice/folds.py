@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from models.training.dice import cache as cache_file
 from models.training.dice.dataset import (
     Samples,
     detector_box_crops,
@@ -135,8 +136,7 @@ def load_photos(detector_path: Path, size: int = 48, seed: int = 0) -> list[Phot
     tag = hashlib.sha256(Path(detector_path).read_bytes() + fixes).hexdigest()[:10]
     cache = REPO / "runs" / "cache" / f"folds_v{CACHE_VERSION}_seed{seed}_px{size}_{tag}.pkl"
     if cache.exists():
-        with open(cache, "rb") as f:
-            return pickle.load(f)
+        return cache_file.load(cache)
     det = DiceDetector(detector_path, faint=None)
     photos = [_photo(p, b, c, det, size, seed)
               for p, b, c in tqdm(_train_items(), desc="real train photos", unit="photo")]

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from models.training.dice import cache as cache_file
 from models.training.dice.dataset import Samples, hard_negatives, synthetic
 
 logger = logging.getLogger(__name__)
@@ -37,8 +38,7 @@ def load_synthetic(seed: int, scenes: int, size: int) -> Samples:
     cache = CACHE / f"data_{data_key(seed, scenes, size)}.pkl"
     if cache.exists():
         print(f"using cached data {cache}", file=sys.stderr)
-        with open(cache, "rb") as f:
-            syn, _ = pickle.load(f)
+        syn, _ = cache_file.load(cache)
         return syn
     syn = synthetic(scenes, seed, size=size)
     cache.parent.mkdir(parents=True, exist_ok=True)

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from models.training.dice import cache as cache_file
 from models.training.dice.dataset import (
     Samples,
     background_boxes,
@@ -86,8 +87,7 @@ def wild_samples(seed: int, scenes: int, size: int = CROP_PX, workers: int = 2
     cache = CACHE / f"data_{wild_key(seed, scenes, size)}.pkl"
     if cache.exists():
         print(f"using cached wild scenes {cache}", file=sys.stderr)
-        with open(cache, "rb") as f:
-            return pickle.load(f)
+        return cache_file.load(cache)
     seeds = [int(np.random.SeedSequence([seed, 7, i]).generate_state(1)[0])
              for i in range(scenes)]
     out, looks = Samples(), []
