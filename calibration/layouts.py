@@ -129,6 +129,15 @@ class Layout:
                 return z
         raise KeyError(name)
 
+    def outline(self, zone: str | None, slot: str | None = None) -> tuple[Point, ...] | None:
+        """The polygon of ``slot`` in ``zone`` (the zone's own when the slot is None or not
+        one of its slots); None when there is no such zone."""
+        z = next((z for z in self.zones if z.name == zone), None)
+        if z is None:
+            return None
+        return next((s.polygon for s in z.slots if s.id == slot), z.polygon) \
+            if slot is not None else z.polygon
+
     def locate(self, p: Point) -> tuple[str | None, str | None]:
         """(zone, slot) of a mat point; (None, None) outside every zone."""
         for z in self.zones:

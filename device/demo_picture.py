@@ -91,14 +91,10 @@ class PicturedTable:
                                 [x + half, y + half], [x - half, y + half]])
             uv = self._pixels(corners)
             return np.array([*uv.min(axis=0), *uv.max(axis=0)]), True
-        try:
-            zone = r.layout.zone(obj.zone)
-        except (KeyError, ValueError):
+        polygon = r.layout.outline(obj.zone, obj.slot)
+        if polygon is None:
             return None
-        polygon = zone.polygon
-        if obj.slot is not None:
-            polygon = next((s.polygon for s in zone.slots if s.id == obj.slot), polygon)
-        uv = self._pixels(np.array(polygon))
+        uv = self._pixels(np.array(polygon, np.float64))
         return np.array([*uv.min(axis=0), *uv.max(axis=0)]), False
 
     def crop(self, objects: Sequence[Expected]) -> bytes | None:

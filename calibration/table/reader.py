@@ -198,12 +198,8 @@ class TableReader:
                                 [x + half, y + half], [x - half, y + half]])
             uv = geometry.to_px(corners)
             return np.array([*uv.min(axis=0), *uv.max(axis=0)]), True
-        try:
-            zone = layout.zone(obj.zone)
-        except (KeyError, ValueError):
+        polygon = layout.outline(obj.zone, obj.slot)
+        if polygon is None:
             return None
-        polygon = zone.polygon
-        if obj.slot is not None:
-            polygon = next((s.polygon for s in zone.slots if s.id == obj.slot), polygon)
         uv = geometry.to_px(np.array(polygon, np.float64))
         return np.array([*uv.min(axis=0), *uv.max(axis=0)]), False
