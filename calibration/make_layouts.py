@@ -231,11 +231,34 @@ def pyradice(players: int, base: int) -> Layout:
                       "assumed 22 mm; colours are the engine's default option.")
 
 
+QUARRIORS_2P_SHARES = (1.45, 0.95, 0.85, 1.1)
+"""Widths of a player's Active Pool, Ready Area, Spent Pile and Used Pile on the 2-player
+mat, as shares: six to ten dice are thrown into the Active Pool and a dozen and more end in
+the Used Pile; a few are set down in the other two. (Four equal 105 x 80 mm zones were too
+small: the simulated players' 6-die throws landed touching, and the Used Pile's dice
+were pushed together in rows; both were misread.) The Wilds keep a strip of three rows of
+dice: they are not read (calibration/games/quarriors.py)."""
+QUARRIORS_2P_WILDS_MM = 70.0
+
+
+def split_shares(r: Rect, shares: tuple[float, ...], gap: float = GAP) -> list[Rect]:
+    """Rectangles side by side, their widths in proportion to ``shares``."""
+    x0, y0, x1, y1 = r
+    room = x1 - x0 - gap * (len(shares) - 1)
+    out, x = [], x0
+    for s in shares:
+        wd = room * s / sum(shares)
+        out.append((x, y0, x + wd, y1))
+        x += wd + gap
+    return out
+
+
 def quarriors(players: int, base: int) -> Layout:
     names = (("active", "Active Pool"), ("ready", "Ready Area"), ("spent", "Spent Pile"),
              ("used", "Used Pile"))
     if players <= 2:
-        w, h, band_h = 520.0, 400.0, 80.0
+        w, h = 520.0, 400.0
+        band_h = (h - 2 * BORDER - QUARRIORS_2P_WILDS_MM - 2 * GAP) / 2
     else:
         w, h, band_h = 560.0, 560.0, 2 * 70.0 + GAP
     far, mid, near = bands(w, h, band_h, band_h)
@@ -244,7 +267,7 @@ def quarriors(players: int, base: int) -> Layout:
     for band, who in ((near, near_p), (far, far_p)):
         for p, block in zip(who, split(band, max(1, len(who)), 3 * GAP), strict=True):
             if players <= 2:
-                cells = split(block, 4)
+                cells = split_shares(block, QUARRIORS_2P_SHARES)
             else:
                 bx0, by0, bx1, by1 = block
                 mid_y = (by0 + by1) / 2

@@ -329,9 +329,10 @@ class Game(ABC, Generic[S, A]):
             yield Candidate(action)
 
     follow_unseen: ClassVar[bool] = False
-    """A legal decision of the acting player that changes nothing the camera reads (Quarriors:
-    'attack' with no creature to attack with, 'done' culling) is told by the player's next
-    move, which shows: reconcile extends it by one more action, as it does a roll."""
+    """Legal decisions that change nothing the camera reads (Quarriors: 'attack', a defender
+    that holds, 'done' culling) are told by the next move that shows: reconcile extends
+    chains of up to three of them by one more action, as it does a roll, and a reading that
+    shows only such a decision is left to that next move (NoChange), not asked."""
 
     def observed_chance(self, state: S, observation: Observation) -> list[tuple[A, ...]]:
         """Runs of chance outcomes read off ``observation``, for a game whose pending chance

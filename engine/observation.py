@@ -183,6 +183,9 @@ class Observation:
             or None when not known (no hand seen, arms from two sides): who threw
             (engine.thrower).
         hand_edge_confidence: how sure that edge is (0..1).
+        miss: (zone, probability) pairs: how likely an object there is not seen, for
+            zones where that is likelier than the reconcile's usual ``Params.miss`` (a heap
+            of dice, some under or against others: Quarriors' Used Pile).
     """
 
     objects: tuple[Observed, ...]
@@ -192,13 +195,17 @@ class Observation:
     dice_moved: bool | None = None
     hand_edge: str | None = None
     hand_edge_confidence: float = 0.0
+    miss: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"objects": [o.to_dict() for o in self.objects],
-                "zones_seen": sorted(self.zones_seen), "moved": self.moved,
-                "frame": self.frame, "dice_moved": self.dice_moved,
-                "hand_edge": self.hand_edge,
-                "hand_edge_confidence": self.hand_edge_confidence}
+        out = {"objects": [o.to_dict() for o in self.objects],
+               "zones_seen": sorted(self.zones_seen), "moved": self.moved,
+               "frame": self.frame, "dice_moved": self.dice_moved,
+               "hand_edge": self.hand_edge,
+               "hand_edge_confidence": self.hand_edge_confidence}
+        if self.miss:
+            out["miss"] = dict(self.miss)
+        return out
 
     @staticmethod
     def from_dict(data: Mapping[str, Any]) -> Observation:
@@ -215,7 +222,9 @@ class Observation:
         return Observation(tuple(objects), frozenset(data.get("zones_seen", ())),
                            data.get("moved"), data.get("frame"), data.get("dice_moved"),
                            str(edge) if edge is not None else None,
-                           float(data.get("hand_edge_confidence", 0.0)))
+                           float(data.get("hand_edge_confidence", 0.0)),
+                           tuple(sorted((str(z), float(p))
+                                        for z, p in (data.get("miss") or {}).items())))
 
 
 def _observed(kind: str, zone: str | None, slot: str | None, confidence: float,

@@ -36,7 +36,7 @@ from engine.resolution import (
     Resolution,
     Violation,
 )
-from engine.thrower import SideEvidence, hands_on, side_evidence
+from engine.thrower import SideEvidence, hands_on, may_end_unseen, side_evidence
 
 UNEXPLAINED = Rule(
     "core.unexplained",
@@ -266,6 +266,9 @@ class _Fitter:
         self.rows: dict[tuple[str, str], list[dict[int, tuple[Expected, float]]]] = {}
         self.alone_sums: dict[tuple[str, str], float] = {}
         self.log_miss = math.log(params.miss)
+        # zones where an object is likelier to go unseen (Observation.miss)
+        self.zone_miss = {z: min(max(p, 1e-6), 1.0 - 1e-6) for z, p in observation.miss}
+        self.zone_log_miss = {z: math.log(p) for z, p in self.zone_miss.items()}
         self.saturated = sum(
             math.log(max(o.confidence, _FLOOR))
             + sum(math.log(max(d[0][1], _FLOOR)) for _, d in o.dists if d)
@@ -332,7 +335,7 @@ class _Fitter:
             return self._group(key, part)
         observed = self.groups[key]
         alone = self._alone(key)
-        log_miss = self.log_miss
+        log_miss = self.zone_log_miss.get(key[1], self.log_miss)
         rows = self.rows.get(key)
         if rows is None:
             rows = self.rows[key] = [{} for _ in observed]
@@ -363,7 +366,8 @@ class _Fitter:
             return self.cache[ck]
         except KeyError:
             observed = self.groups.get(key, [])
-            value = self.cache[ck] = _assign(observed, expected, self.params.miss, self.pairs,
+            miss = self.zone_miss.get(key[1], self.params.miss)
+            value = self.cache[ck] = _assign(observed, expected, miss, self.pairs,
                                              self._alone(key))
             return value
 
@@ -442,13 +446,14 @@ def _expand(game: Game[Any, Any], state: State, prefix: tuple[Any, ...], log_pri
 
 def _observed_runs(game: Game[Any, Any], state: State, first: Sequence[_Scored],
                    observation: Observation, fitter: _Fitter, params: Params,
-                   log_prior: float) -> list[_Scored]:
+                   log_prior: float, prefixed: bool = False) -> list[_Scored]:
     """The runs of chance outcomes the game reads off the observation
-    (Game.observed_chance): from ``state`` when chance is pending there, and after each legal
+    (Game.observed_chance): from ``state`` when chance is pending there (not when
+    ``prefixed``: ``first`` are chains of unseen moves from it), and after each legal
     decision of ``first`` that leaves chance pending (a die spent for its draw; 'done', then
     the draw). Each outcome's chance is its prior; a run not possible is dropped."""
     starts: list[tuple[tuple[Any, ...], Any, float]] = []
-    if game.chance_outcomes(state):
+    if game.chance_outcomes(state) and not prefixed:
         starts.append(((), state, log_prior))
     for s in first:
         if s.error is None and not s.actions[-1].is_chance and s.state is not None \
@@ -482,6 +487,21 @@ def _observed_runs(game: Game[Any, Any], state: State, first: Sequence[_Scored],
             view = game.expected_view(now)
             out.append(_Scored(prefix + run, lp, fitter.log_likelihood(view), None, now, view))
     return out
+
+
+UNSEEN_CHAIN = 3
+"""Most decisions that show nothing one reading may follow before what it shows (Quarriors:
+'attack', a defender that holds, another that holds, then the capture)."""
+
+
+def _unseen_step(game: Game[Any, Any], state: State, s: _Scored, as_is: float) -> bool:
+    """Whether ``s`` is a chain of legal decisions that changes nothing the camera reads
+    (it fits the reading exactly as the table as it was, ``as_is``) and leaves the match
+    going with no chance pending: the next move that shows tells it (Game.follow_unseen)."""
+    return s.error is None and bool(s.actions) and not s.actions[-1].is_chance \
+        and s.state is not None and s.state != state \
+        and abs(s.log_likelihood - as_is) < 1e-9 and game.outcome(s.state) is None \
+        and not game.chance_outcomes(s.state)
 
 
 def _settled(game: Game[Any, Any], state: State, scored: list[_Scored]) -> list[_Scored]:
@@ -565,21 +585,28 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
         best_fit = max(x.log_likelihood for x in scored)
         if params.depth >= 2 and best_fit < fitter.saturated - params.extend_gap \
                 and game.follow_unseen:
-            # a decision that shows nothing, told by the same player's next move, which does
-            # (Game.follow_unseen: Quarriors' 'attack' with nothing to attack with, then the
-            # capture); another player's next move is hands_on's, below
+            # decisions that show nothing, told by the next move that does (Game.
+            # follow_unseen: Quarriors' 'attack', a defender that holds, then the capture or
+            # the end): chains of up to UNSEEN_CHAIN such moves, each then extended by one
+            # more action (and by the draw read off the table, when one is pending).
             # A chain whose table one legal move shows as well is that move: the unseen one
             # stays unrecorded (asked when it is seen alone), never guessed in front of it.
             shown = {x.view for x in first if x.error is None}
-            for s in first:
-                if s.error is None and not s.actions[-1].is_chance and s.state != state \
-                        and abs(s.log_likelihood - scored[0].log_likelihood) < 1e-9 \
-                        and game.outcome(s.state) is None \
-                        and game.to_move(s.state) == game.to_move(state) \
-                        and not game.chance_outcomes(s.state):
-                    scored += [x for x in _expand(game, s.state, s.actions, s.log_prior,
-                                                  fitter, params, observation.dice_moved, side)
-                               if x.view not in shown]
+            still = scored[0].log_likelihood
+            frontier = [s for s in first if _unseen_step(game, state, s, still)]
+            for _ in range(UNSEEN_CHAIN):
+                longer: list[_Scored] = []
+                for s in frontier:
+                    # (the arm seen is the last move's: an unseen step's side is not judged)
+                    for x in _expand(game, s.state, s.actions, s.log_prior - s.sided, fitter,
+                                     params, observation.dice_moved, side):
+                        if _unseen_step(game, state, x, still):
+                            longer.append(x)  # (its table is shown: it is followed on)
+                        if x.view not in shown:
+                            scored.append(x)
+                scored += _observed_runs(game, state, longer, observation, fitter, params,
+                                         math.log(1 - p_same), prefixed=True)
+                frontier = longer
             best_fit = max(x.log_likelihood for x in scored)
         if params.depth >= 2 and best_fit < fitter.saturated - params.extend_gap:
             # Extend the best legal chance outcomes (a roll whose follow-up move happened
@@ -592,8 +619,9 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
                                   params, observation.dice_moved, side)
         scored = _settled(game, state, scored)
         if not seated:
-            return _posteriors(scored, view, bool(observation.dice_moved),
-                               scored[0].log_likelihood)
+            return _defer(_posteriors(scored, view, bool(observation.dice_moved),
+                                      scored[0].log_likelihood),
+                          _deferred(game, state, scored, observation))
         # a move that changes nothing the camera reads fits each zone's reading as the table
         # as it was does, not only in sum (Pyradice: a die taken to the wrong space fits a
         # reading with a misread die as badly as no move at all)
@@ -611,9 +639,29 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
         # Left to the next move, whose thrower's side will tell it; not when the tracker
         # saw the dice thrown now (that was no unseen move alone).
         ends = {s.actions for s in ends_turn} if not observation.dice_moved else set()
-        return [replace(e, hands_on=True) if e.unseen and e.actions in ends else e
-                for e in out]
+        return _defer(out, ends | _deferred(game, state, scored, observation))
     return _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
+
+
+def _deferred(game: Game[Any, Any], state: State, scored: Sequence[_Scored],
+              observation: Observation) -> set[tuple[Any, ...]]:
+    """Game.follow_unseen: the chains of decisions that show nothing, each left to the move
+    that shows it rather than asked (Quarriors: 'attack' was a question at every attack);
+    not when the tracker saw dice thrown now, nor when the match may end unseen after it.
+    ``scored[0]`` is the table as it was."""
+    if not game.follow_unseen or observation.dice_moved:
+        return set()
+    still = scored[0].log_likelihood
+    return {s.actions for s in scored
+            if _unseen_step(game, state, s, still) and not may_end_unseen(game, s.state)}
+
+
+def _defer(out: list[Explanation], actions: set[tuple[Any, ...]]) -> list[Explanation]:
+    """The unseen explanations of ``actions`` marked as left to the next move (hands_on)."""
+    if not actions:
+        return out
+    return [replace(e, hands_on=True) if e.unseen and e.actions in actions else e
+            for e in out]
 
 
 def _posteriors(scored: Iterable[_Scored], current: View = (),
@@ -680,8 +728,16 @@ def decide(explanations: Sequence[Explanation], params: Params,
         if foul is not None:
             return _alert(foul, explanations)
         if best.hands_on:
-            # the next throw will show it (Params.thrower_side)
-            return NoChange(best.posterior)
+            # the next move will show it (Params.thrower_side, Game.follow_unseen), when the
+            # camera is sure nothing it reads changed: else a move it saw, weakly, would be
+            # passed over (simulated Quarriors: a capture whose die the Used Pile's heap hid
+            # half, left unrecorded, and every reading after it unexplained)
+            quiet = sum(e.posterior for e in explanations
+                        if not e.actions or (e.unseen and e.hands_on))
+            if quiet >= params.accept:
+                return NoChange(best.posterior)
+            keep = tuple(e for e in explanations[:6] if e.posterior >= params.ambiguous_keep)
+            return Ambiguous(keep or (best,))
         # Nothing the camera read tells this move from "no change" (a pass, a card's unseen
         # use): only its prior made it win, so the players are asked, never told.
         return Ambiguous((best, Explanation((), 0.0, best.log_likelihood)))

@@ -68,6 +68,8 @@ SPEC = register(Perception(
     # the rules follow the Used Pile by type (RULES end_move: the dice are returned, not
     # kept as they lay), so its faces are not read
     type_only_zones=("used:*",),
+    # a player's Used Pile is a dozen dice and more swept together (RULES end_move)
+    heap_zones=("used:*",),
     in_play=("quarriors-basic-quiddity", "quarriors-assistant", "quarriors-portal"),
     setup_form=setup_form,
     setup_rows=setup_rows,

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from calibration.palette import white_reference
-from calibration.perception import PieceStage, perception
+from calibration.perception import HEAP_MISS, PieceStage, perception, resolve
 from calibration.profile import Profile
 from calibration.table.dice import DiceStage
 from calibration.table.enrolled import EnrolledDice
@@ -107,6 +107,12 @@ class TableReader:
             dice.resume_learning(enrolment)
         return table
 
+    @property
+    def heap_miss(self) -> tuple[tuple[str, float], ...]:
+        """(zone, HEAP_MISS) of each of the table's heap zones (Perception.heap_zones)."""
+        spec = self.dice.spec
+        return tuple((z, HEAP_MISS) for z in resolve(self.fit.profile.layout, spec.heap_zones))
+
     # --- the protocol --------------------------------------------------------------------
     def read(self, frame: Frame) -> Observation:
         return self.observe(frame.image, frame.seq)
@@ -176,7 +182,8 @@ class TableReader:
         moved = self.tracker.update(positions)
         lap("zones")
         self.last = (table, tuple(dice + pieces))
-        return Observation(tuple(dice + pieces), seen, None, seq, moved)
+        return Observation(tuple(dice + pieces), seen, None, seq, moved,
+                           miss=self.heap_miss)
 
     def locate(self, obj: Expected) -> tuple[np.ndarray, bool] | None:
         """Where ``obj`` lies in the frame last read (the protocol's): the object read in

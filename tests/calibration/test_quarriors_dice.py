@@ -46,3 +46,25 @@ def test_quarriors_dice_typed_by_colour_and_the_used_pile_by_type_only() -> None
                 assert o.dist("face") is None  # read by type only
     assert total >= 20 and right >= 0.9 * total, (right, total)
     assert used > 0
+
+
+def test_a_used_pile_swept_together_is_read_die_by_die() -> None:
+    """Fourteen dice pushed together in the Used Pile are one blob on the mat: it is split
+    into dice (calibration.table.dice_top.find_on_mat, heap zones), and the rules are told
+    a die there may go unseen (Observation.miss)."""
+    from engine.observation import Expected
+    from vision.frame import Frame
+
+    table = SimulatedTable("quarriors", 2, 0, SimParams())
+    reader = table.observer()
+    types = ["assistant"] * 5 + ["basic-quiddity"] * 7 + ["ghostly-spirit"] * 2
+    view = tuple(sorted(Expected.make("die", "used:0", type=f"quarriors-{t}") for t in types))
+    renderer = table.renderer
+    assert renderer is not None
+    renderer.place(view, thrown=True)
+    image = renderer.render_still(view)
+    obs = reader.read(Frame(image, 1, 0.0, "test"))
+    found = [o for o in obs.objects if o.kind == "die" and o.zone == "used:0"]
+    assert len(found) >= 13, len(found)  # 12 of 14 without the heap split
+    assert sum(o.top("type") == "quarriors-assistant" for o in found) >= 4
+    assert dict(obs.miss)["used:0"] > 0.02

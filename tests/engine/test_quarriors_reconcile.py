@@ -5,7 +5,7 @@ its rule."""
 
 from __future__ import annotations
 
-from engine import Accepted, Ambiguous, Match, Violation, get_game
+from engine import Accepted, Ambiguous, Match, NoChange, Violation, get_game
 from engine.observation import Observation, Observed, View
 from engine.reconcile import reconcile
 
@@ -83,3 +83,55 @@ def test_a_creature_summoned_unpaid_names_the_rule() -> None:
     assert isinstance(res, Violation), res
     assert res.rule.id == "quarriors.summon"
     assert "Quiddity equal to the Creature's level" in res.rule.text
+
+
+def _played(seed: int, first: list[str]) -> tuple[list[object], list[str]]:
+    """The states and moves of a seeded table playout, up to the first run of ``first``."""
+    import random
+
+    m = Match(GAME, 2, None, seed=seed)
+    rng = random.Random(seed)
+    states, moves = [m.state], []
+    while GAME.outcome(states[-1]) is None and len(moves) < 2000:
+        action = GAME.table_action(states[-1], rng)
+        moves.append(action.to_str())
+        states.append(GAME.apply(states[-1], action)[0])
+        n = len(first)
+        if [m_.split()[0] for m_ in moves[-n:]] == first:
+            return states, moves
+    raise AssertionError(f"seed {seed} never played {first}")
+
+
+def test_moves_that_show_nothing_are_left_to_the_move_that_shows_them() -> None:
+    # seed 0: P1 attacks, P2's creature defends and holds, P1 captures an Assistant
+    states, moves = _played(0, ["attack", "defend", "capture"])
+    before, held, after = states[-4], states[-2], states[-1]
+    assert GAME.expected_view(held) == GAME.expected_view(before)  # nothing to see
+    # a hand over the table and no die moved: the attack is not asked, nor recorded
+    quiet = _seen(GAME.expected_view(GAME.play(before, moves[-3:-2])))
+    quiet = Observation(quiet.objects, moved=True, frame=1, dice_moved=False)
+    assert isinstance(reconcile(GAME, before, quiet), NoChange)
+    # the capture shows the three moves (RULES attack: "each defender chooses ...")
+    res = reconcile(GAME, before, _seen(GAME.expected_view(after)))
+    assert isinstance(res, Accepted), res
+    assert [a.to_str() for a in res.actions] == moves[-3:]
+
+
+def test_a_die_missing_from_a_heap_is_weighed_as_likely() -> None:
+    # the Used Pile: dice swept together, some hidden (Observation.miss)
+    m = _match()
+    state = GAME.play(m.state, DRAW + ["spend basic_quiddity Q2", "spend basic_quiddity Q2",
+                                       "attack"])
+    truth = GAME.play(state, ["end"])
+    seen = _seen(GAME.expected_view(truth))
+    used = [i for i, o in enumerate(seen.objects) if o.zone == "used:0"]
+    assert len(used) == 6
+    hidden = tuple(o for i, o in enumerate(seen.objects) if i not in used[:3])
+    apart = reconcile(GAME, state, Observation(hidden, moved=True, frame=1, dice_moved=True))
+    assert isinstance(apart, Violation) and apart.rule.id == "core.unexplained", apart
+    heap = Observation(hidden, moved=True, frame=1, dice_moved=True,
+                       miss=(("used:0", 0.25), ("used:1", 0.25)))
+    res = reconcile(GAME, state, heap)
+    assert isinstance(res, Accepted), res
+    assert [a.to_str() for a in res.actions] == ["end"]
+    assert Observation.from_dict(heap.to_dict()) == heap
