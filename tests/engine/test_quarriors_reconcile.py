@@ -135,3 +135,31 @@ def test_a_die_missing_from_a_heap_is_weighed_as_likely() -> None:
     assert isinstance(res, Accepted), res
     assert [a.to_str() for a in res.actions] == ["end"]
     assert Observation.from_dict(heap.to_dict()) == heap
+
+
+def test_a_draw_that_empties_the_bag_is_read_in_any_order() -> None:
+    """RULES refill: the bag's last dice, then the Used Pile's: the dice seen are drawn in
+    whatever order the bag allows (the reading listed four Basic Quiddity first from a bag
+    of three, and a perfect reading was called unexplained)."""
+    import random
+
+    from engine.games.quarriors import state as st
+
+    m = Match(GAME, 2, None, seed=1)
+    rng = random.Random(1)
+    state = m.state
+    while not (state.phase == "main" and state.turn.draws > st.size(state.me.bag) > 0
+               and state.me.used and GAME.chance_outcomes(state)):
+        state = GAME.apply(state, GAME.table_action(state, rng))[0]
+    truth = state
+    while GAME.chance_outcomes(truth):
+        truth = GAME.apply(truth, GAME.table_action(truth, rng))[0]
+    seen = _seen(GAME.expected_view(truth))
+    # the dice the bag held fewest of first
+    bag = dict(state.me.bag)
+    order = sorted(seen.objects, key=lambda o: bag.get(
+        str(o.top("type")).removeprefix("quarriors-").replace("-", "_"), 0))
+    res = reconcile(GAME, state, Observation(tuple(order), moved=True, frame=1,
+                                             dice_moved=True))
+    assert isinstance(res, Accepted), res
+    assert GAME.play(state, [a.to_str() for a in res.actions]) == truth

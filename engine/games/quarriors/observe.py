@@ -114,13 +114,16 @@ def _run(state: QuarriorsState, dice: list[DieFace]) -> tuple[QuarriorsAction, .
     now = state
     for _ in range(_drawable(state)):
         bag = now.me.bag
-        if to_draw:
-            die = to_draw.pop(0)[0]
+        # a die the bag holds now: the dice seen are drawn in any order, and a draw that
+        # empties the bag refills it from the Used Pile (RULES refill) for the rest
+        hit = next((i for i, (k, _) in enumerate(to_draw) if st.count(bag, k) > 0), None)
+        if hit is not None:
+            die = to_draw.pop(hit)[0]
+        elif to_draw:
+            return None  # a die seen that the bag cannot hold now
         elif bag:
             die = max(bag, key=lambda dn: dn[1])[0]
         else:
-            return None
-        if st.count(bag, die) == 0:
             return None
         actions.append(Draw(die))
         now = play(now, Draw(die))[0]
