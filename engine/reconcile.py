@@ -590,7 +590,8 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             # the end): chains of up to UNSEEN_CHAIN such moves, each then extended by one
             # more action (and by the draw read off the table, when one is pending).
             # A chain whose table one legal move shows as well is that move: the unseen one
-            # stays unrecorded (asked when it is seen alone), never guessed in front of it.
+            # stays unrecorded (left to the next move, or asked, when it is seen alone), never
+            # guessed in front of it.
             shown = {x.view for x in first if x.error is None}
             still = scored[0].log_likelihood
             frontier = [s for s in first if _unseen_step(game, state, s, still)]
