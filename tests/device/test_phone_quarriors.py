@@ -52,7 +52,20 @@ def test_quarriors_setup_live_move_and_question(server: tuple[str, Any], page: A
     assert page.locator("#m-turn").inner_text() == "Quinn to play"
     assert "draw and roll" in page.locator("#m-phase").inner_text()
 
-    # a live move: Quinn draws six dice out of the bag and rolls them
+    # a draw the camera is unsure of: what both readings say is said once, and each answer
+    # is only what it says (two runs of twelve moves that differ in one die's face)
+    other = [a if a != "roll assistant L1-1/2" else "roll assistant reroll*" for a in DRAW]
+    service.note(mid, "question", "which draw?",
+                 data={"candidates": [{"actions": DRAW}, {"actions": other}]})
+    page.wait_for_selector("#m-pending.question")
+    buttons = page.locator("#m-pending button.answer[data-action]")
+    assert buttons.count() == 2
+    assert [buttons.nth(i).inner_text() for i in range(2)] == [
+        "roll assistant L1-1/2", "roll assistant reroll*"]
+    asked = page.locator("#m-pending .ask").inner_text()
+    assert "draw basic quiddity ×5" in asked and "_" not in asked and len(asked) < 200
+
+    # a live move (which also closes the question): Quinn draws six dice and rolls them
     service.act(mid, "; ".join(DRAW), None, source="camera")
     page.wait_for_selector("#q-active-0 .qdie >> nth=5")
     assert page.locator("#q-active-0 .qdie[title='basic quiddity: Q2']").count() == 2

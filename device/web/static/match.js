@@ -178,7 +178,7 @@ function renderPending(view) {
     const unexplained = !data.rule || data.rule === "core.unexplained";
     const cite = ruleCitation(data.rule_source, view.title);
     if (unexplained) {
-      const closest = (data.actions || []).length ? ` The closest move: ${say(view.game, data.actions.join("; "))}.` : "";
+      const closest = (data.actions || []).length ? ` The closest move: ${brief(view.game, data.actions)}.` : "";
       children.push(el("strong", {}, "The camera cannot explain the table. "),
         `What it sees fits no move the rules allow from the recorded state.${closest}`);
     } else {

@@ -129,7 +129,49 @@ function plainQuestion(game, texts) {
     const choices = split.map((w) => plainWord(game, w[k]));
     return {question: `${about}: ${choices.join(" or ")}?`, choices};
   }
+  const chains = chainQuestion(game, texts);
+  if (chains) return chains;
   return {question: "Which was it?", choices: texts.map((t) => say(game, t))};
+}
+
+// Candidates of several moves each (a Quarriors draw: six dice drawn and rolled) mostly say
+// the same: what all of them say is said once, and each choice is what only it says.
+function chainQuestion(game, texts) {
+  if (texts.length < 2 || !texts.some((t) => t.includes(";"))) return null;
+  const lists = texts.map((t) => t.split(";").map((a) => a.trim()));
+  let common = [...lists[0]];
+  for (const list of lists.slice(1)) {
+    const left = [...list];
+    common = common.filter((a) => {
+      const i = left.indexOf(a);
+      if (i < 0) return false;
+      left.splice(i, 1);
+      return true;
+    });
+  }
+  const own = lists.map((list) => {
+    const left = [...common];
+    return list.filter((a) => {
+      const i = left.indexOf(a);
+      if (i < 0) return true;
+      left.splice(i, 1);
+      return false;
+    });
+  });
+  if (!common.length || own.some((o) => !o.length)) return null;
+  return {question: `Which was it? All of them: ${brief(game, common)}; besides that:`,
+    choices: own.map((o) => say(game, o.join("; ")))};
+}
+
+// A long run of moves said briefly: the same move repeated is said once with its count, and
+// past `most` different moves the rest are counted ("and 3 more").
+function brief(game, actions, most = 4) {
+  const counts = new Map();
+  for (const a of actions) counts.set(a, (counts.get(a) || 0) + 1);
+  const parts = [...counts].map(([a, n]) => `${say(game, a)}${n > 1 ? ` ×${n}` : ""}`);
+  const shown = parts.slice(0, most).join(", ");
+  const rest = parts.length - most;
+  return rest > 0 ? `${shown} and ${rest} more` : shown;
 }
 
 // A rule as the page names it: its words, never its id or the file it is quoted from.
