@@ -51,6 +51,10 @@ def test_quarriors_setup_live_move_and_question(server: tuple[str, Any], page: A
     assert "goal 20 glory" in page.locator("#q-turn").inner_text()
     assert page.locator("#m-turn").inner_text() == "Quinn to play"
     assert "draw and roll" in page.locator("#m-phase").inner_text()
+    # the list of moves (the fallback) in words, each button still sending the move's ids
+    listed = page.locator("#m-actions button[data-action='draw basic_quiddity']")
+    assert listed.inner_text() == "draw basic quiddity"
+    assert "_" not in page.locator("#m-actions").inner_text()
 
     # a draw the camera is unsure of: what both readings say is said once, and each answer
     # is only what it says (two runs of twelve moves that differ in one die's face)

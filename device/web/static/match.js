@@ -267,7 +267,10 @@ function renderActions() {
   const view = state.view;
   if (!view) return;
   const filter = $("#m-filter").value.trim().toLowerCase();
-  const actions = view.legal_actions.filter((a) => a.toLowerCase().includes(filter));
+  // (an id's underscores are said as spaces: "draw basic quiddity"; the filter takes either)
+  const spaced = (a) => a.replace(/_/g, " ");
+  const actions = view.legal_actions.filter((a) => a.toLowerCase().includes(filter)
+    || spaced(a).toLowerCase().includes(filter));
   const verb = (a) => a.split(" ")[0];
   const family = {};
   for (const a of actions) family[verb(a)] = (family[verb(a)] || 0) + 1;
@@ -275,7 +278,10 @@ function renderActions() {
   const buttons = [];
   const seen = new Set();
   for (const a of actions.slice().sort((x, y) => family[verb(x)] - family[verb(y)])) {
-    if (!big(a)) { buttons.push(el("button", {onclick: () => send(a)}, a)); continue; }
+    if (!big(a)) {
+      buttons.push(el("button", {"data-action": a, title: a, onclick: () => send(a)}, spaced(a)));
+      continue;
+    }
     if (seen.has(verb(a))) continue;
     seen.add(verb(a));
     buttons.push(el("button", {class: "family", onclick: () => {
