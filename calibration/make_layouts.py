@@ -50,9 +50,7 @@ def border_markers(w: float, h: float, base: int) -> tuple[Marker, ...]:
 
 def split(r: Rect, n: int, gap: float = GAP) -> list[Rect]:
     """n equal rectangles side by side."""
-    x0, y0, x1, y1 = r
-    wd = (x1 - x0 - gap * (n - 1)) / n
-    return [(x0 + i * (wd + gap), y0, x0 + i * (wd + gap) + wd, y1) for i in range(n)]
+    return split_shares(r, (1.0,) * n, gap)
 
 
 def bands(w: float, h: float, top: float, bottom: float) -> tuple[Rect, Rect, Rect]:

@@ -31,12 +31,14 @@ if TYPE_CHECKING:
 DEFAULT_DIE_MM = 16.0
 HEAP_MISS = 0.1
 """Probability that a die in a heap zone (Perception.heap_zones) is not found, for the rules
-(engine.observation.Observation.miss; elsewhere the reconcile's 0.02). Measured on the
-simulated table (Quarriors seed 0, 261 readings, 3 599 Used Pile dice): 2.0 % of the Used
+(engine.observation.Observation.miss; elsewhere the reconcile's 0.02). Counted on the
+simulated table by a probe, not a shipped command (Quarriors seed 0, 261 readings, 3 599
+Used Pile dice, each reading's against the rendered table's): 2.0 % of the Used
 Piles' dice missed once their blobs are split (7.3 % before), but missed together, three of
 one packed row, which at 0.02 each cost past the reconcile's line of "unexplained". 0.1 and
-0.25 gave the same figures on seeds 0-1 (auto-accepted 0.683 / 0.681, 4 / 3 wrong
-acceptances, 21 / 26 questions on culls, which only the Used Pile shows)."""
+0.25 gave the same figures on seeds 0-1, simulate_match run with the constant patched
+(auto-accepted 0.683 / 0.681, 4 / 3 wrong acceptances, 21 / 26 questions on culls, which
+only the Used Pile shows)."""
 
 Path = list[str | int]
 """Where in the entered setup a problem is: keys and list indices from the outermost."""

@@ -498,10 +498,10 @@ def _unseen_step(game: Game[Any, Any], state: State, s: _Scored, as_is: float) -
     """Whether ``s`` is a chain of legal decisions that changes nothing the camera reads
     (it fits the reading exactly as the table as it was, ``as_is``) and leaves the match
     going with no chance pending: the next move that shows tells it (Game.follow_unseen)."""
-    return s.error is None and bool(s.actions) and not s.actions[-1].is_chance \
-        and s.state is not None and s.state != state \
-        and abs(s.log_likelihood - as_is) < 1e-9 and game.outcome(s.state) is None \
-        and not game.chance_outcomes(s.state)
+    # (cheapest tests first: it is asked of every explanation of a reading)
+    return s.error is None and bool(s.actions) and abs(s.log_likelihood - as_is) < 1e-9 \
+        and not s.actions[-1].is_chance and s.state is not None and s.state != state \
+        and game.outcome(s.state) is None and not game.chance_outcomes(s.state)
 
 
 def _settled(game: Game[Any, Any], state: State, scored: list[_Scored]) -> list[_Scored]:

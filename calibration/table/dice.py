@@ -104,6 +104,7 @@ class DiceStage:
 
     def __post_init__(self) -> None:
         self.zones = resolve(self.layout, self.spec.dice_zones or ())
+        self.heaps = resolve(self.layout, self.spec.heap_zones)
         self.types = list(self.spec.types(self.edition))
 
     # --- the stage ----------------------------------------------------------------------------
@@ -209,10 +210,9 @@ class DiceStage:
         a, b = int(round(x0 * READ_PPM)), int(round(y0 * READ_PPM))
         ref = ref[b:b + int(round((y1 - y0) * READ_PPM)),
                   a:a + int(round((x1 - x0) * READ_PPM))]
-        heaps = resolve(layout, self.spec.heap_zones)
         found = find_on_mat(image, g, (float(x0), float(y0), float(x1), float(y1)), ref, edge,
                             inside=lambda p: layout.locate(p)[0] in zones,
-                            heap=lambda p: layout.locate(p)[0] in heaps)
+                            heap=lambda p: layout.locate(p)[0] in self.heaps)
         self._mat_dice = np.array(found, np.float64).reshape(-1, 2)
         new = [p for p in found
                if not len(pos) or np.hypot(*(pos - p).T).min() >= edge * 0.7]

@@ -66,7 +66,8 @@ HEAP_BLOB = 40
 HEAP_AREA = 1.4
 """Blob area per die of a heap, in top faces (a lone die's blob is 1.25: its sides and
 shadow; in a heap they overlap their neighbours). Simulated Quarriors, seed 0, 261 readings,
-3 599 Used Pile dice: missed / extra / typed right 7.3 % / 0.5 % / 0.907 with heaps not
+3 599 Used Pile dice, counted by a probe (not a shipped command) of each reading's Used Pile
+dice against the rendered table's: missed / extra / typed right 7.3 % / 0.5 % / 0.907 with heaps not
 split, 1.1 % / 3.5 % / 0.961 at 1.25, 2.0 % / 2.3 % / 0.957 at 1.4, 2.4 % / 2.1 % / 0.956
 at 1.6 (a die found that is not there costs the rules more than one missed in a heap)."""
 MERGE_SHARE = 0.7
@@ -362,7 +363,8 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
         if only:
             # its type is wanted, not its face; the face model still helps type it (a brown
             # Assistant in a pile's shade was read by its colours alone as the dark
-            # red-brown Quake Dragon: 52 of 228 Used Pile misreads, simulate seed 0)
+            # red-brown Quake Dragon: 52 of 228 Used Pile misreads in the missing and extra
+            # objects of `simulate --game quarriors --seed 0 --report`)
             best = replace(best, faces={}, probability=0.0)
         out.append(best if only else _by_expert(face_reader, crops, best))
         if keep is not None:

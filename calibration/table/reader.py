@@ -70,6 +70,9 @@ class TableReader:
     """the view of the state the match is believed in (:meth:`expect`)"""
     last: tuple[Profile, tuple[Observed, ...]] | None = None
     """the table as fitted to the frame last read, and what was read there (:meth:`locate`)"""
+    miss: tuple[tuple[str, float], ...] = ()
+    """(zone, HEAP_MISS) of each of the table's heap zones (Perception.heap_zones), told to
+    the rules with every reading (Observation.miss)"""
 
     @classmethod
     def build(cls, profile: Profile, game: str, reader: DiceReader | None = None,
@@ -100,18 +103,13 @@ class TableReader:
                              if enrolment is not None and not types else None,
                              learner=TableLearner() if learn else None)
         pieces = tuple(p.start(profile.layout, edition) for p in spec.pieces)
-        table = cls(CameraFit(profile), dice, pieces, enrolment)
+        table = cls(CameraFit(profile), dice, pieces, enrolment,
+                    miss=tuple((z, HEAP_MISS) for z in resolve(profile.layout, spec.heap_zones)))
         if enrolment is not None:
             if isinstance(dice, DiceStage) and dice.enrolled is not None:
                 dice.enrolled.dice()  # prepares them now, not at the first throw
             dice.resume_learning(enrolment)
         return table
-
-    @property
-    def heap_miss(self) -> tuple[tuple[str, float], ...]:
-        """(zone, HEAP_MISS) of each of the table's heap zones (Perception.heap_zones)."""
-        spec = self.dice.spec
-        return tuple((z, HEAP_MISS) for z in resolve(self.fit.profile.layout, spec.heap_zones))
 
     # --- the protocol --------------------------------------------------------------------
     def read(self, frame: Frame) -> Observation:
@@ -183,7 +181,7 @@ class TableReader:
         lap("zones")
         self.last = (table, tuple(dice + pieces))
         return Observation(tuple(dice + pieces), seen, None, seq, moved,
-                           miss=self.heap_miss)
+                           miss=self.miss)
 
     def locate(self, obj: Expected) -> tuple[np.ndarray, bool] | None:
         """Where ``obj`` lies in the frame last read (the protocol's): the object read in
