@@ -186,6 +186,10 @@ class Observation:
         miss: (zone, probability) pairs: how likely an object there is not seen, for
             zones where that is likelier than the reconcile's usual ``Params.miss`` (a heap
             of dice, some under or against others: Quarriors' Used Pile).
+        changed: (zone, changed) pairs for zones the camera watches but does not read
+            (Quarriors' Wilds: some 57 dice, each on its card): whether the zone looks
+            different from when the match's record last changed what lies there. Only
+            zones seen whole this time.
     """
 
     objects: tuple[Observed, ...]
@@ -196,6 +200,7 @@ class Observation:
     hand_edge: str | None = None
     hand_edge_confidence: float = 0.0
     miss: tuple[tuple[str, float], ...] = ()
+    changed: tuple[tuple[str, bool], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out = {"objects": [o.to_dict() for o in self.objects],
@@ -205,6 +210,8 @@ class Observation:
                "hand_edge_confidence": self.hand_edge_confidence}
         if self.miss:
             out["miss"] = dict(self.miss)
+        if self.changed:
+            out["changed"] = dict(self.changed)
         return out
 
     @staticmethod
@@ -224,7 +231,9 @@ class Observation:
                            str(edge) if edge is not None else None,
                            float(data.get("hand_edge_confidence", 0.0)),
                            tuple(sorted((str(z), float(p))
-                                        for z, p in (data.get("miss") or {}).items())))
+                                        for z, p in (data.get("miss") or {}).items())),
+                           tuple(sorted((str(z), bool(c))
+                                        for z, c in (data.get("changed") or {}).items())))
 
 
 def _observed(kind: str, zone: str | None, slot: str | None, confidence: float,

@@ -69,6 +69,14 @@ class Params:
     the reading within this (natural log) of the reader's own reading: what one action
     explains fully leaves nothing for a second to add (and trying them was two thirds of
     the time reconcile took on Pyramid Dice, whose re-rolls have 56 outcomes each)"""
+    watch_false: float = 0.05
+    """probability that a zone the camera watches without reading it (Observation.changed;
+    Quarriors' Wilds) looks changed when what lies there did not change (a die nudged, a
+    card straightened). A chosen value: measured by `dicetable simulate --game quarriors`
+    only (rendered tables), UNMEASURED on real ones"""
+    watch_missed: float = 0.05
+    """probability that such a zone looks the same when what lies there changed (a die
+    taken from a card leaves a die-sized hole: chosen, as watch_false)"""
     unrolled: float = 0.002
     """prior factor for an action that throws dice (a roll, a re-roll with a card) when the
     observation says no die left its place"""
@@ -128,6 +136,14 @@ def _pair_score(obs: Observed, exp: Expected) -> float:
     if exp.kind == "die" and exp.attr("face") is None and obs.dist("face"):
         score += math.log(OPEN_FACE)
     return score
+
+
+def _content(view: View, zone: str) -> View:
+    """What ``view`` puts in ``zone`` (in the view's order)."""
+    parts = view.parts if isinstance(view, PartedView) else None
+    if parts is not None:
+        return tuple(e for part in parts if part and part[0].zone == zone for e in part)
+    return tuple(e for e in view if e.zone == zone)
 
 
 def _unmatched_obs(obs: Observed) -> float:
@@ -273,6 +289,18 @@ class _Fitter:
             math.log(max(o.confidence, _FLOOR))
             + sum(math.log(max(d[0][1], _FLOOR)) for _, d in o.dists if d)
             for o in objects)
+        # watched zones (Observation.changed): whether each looks changed, and what lies
+        # there in the state explained from (set by watch_base before any view is scored)
+        self.changed = dict(observation.changed)
+        self.base: dict[str, View] = {}
+        if self.changed:
+            self.saturated += len(self.changed) * math.log(
+                1.0 - min(params.watch_false, params.watch_missed))
+
+    def watch_base(self, view: View) -> None:
+        """The view of the state the observation is explained from: a candidate changes a
+        watched zone when it puts there other than this does."""
+        self.base = {z: _content(view, z) for z in self.changed}
 
     def log_likelihood(self, view: View) -> float:
         total = 0.0
@@ -280,6 +308,20 @@ class _Fitter:
             total += value
         if self.loose:  # objects outside every zone: only extra evidence, never a match
             total += sum(_unmatched_obs(o) for o in self.loose)
+        if self.changed:
+            total += self.watched(view)
+        return total
+
+    def watched(self, view: View) -> float:
+        """log P(each watched zone looks changed or not | ``view``)."""
+        p = self.params
+        total = 0.0
+        for zone, looks_changed in self.changed.items():
+            same = _content(view, zone) == self.base.get(zone, ())
+            if looks_changed:
+                total += math.log(p.watch_false if same else 1.0 - p.watch_missed)
+            else:
+                total += math.log(1.0 - p.watch_false if same else p.watch_missed)
         return total
 
     def group_fits(self, view: View) -> dict[tuple[str, str], float]:
@@ -504,6 +546,37 @@ def _unseen_step(game: Game[Any, Any], state: State, s: _Scored, as_is: float) -
         and game.outcome(s.state) is None and not game.chance_outcomes(s.state)
 
 
+def _after_shown(game: Game[Any, Any], first: Sequence[_Scored], shown: set[View],
+                 still: float, fitter: _Fitter, params: Params, observation: Observation,
+                 side: Any) -> list[_Scored]:
+    """Game.follow_unseen: a move that shows, then decisions that show nothing, then a move
+    that shows (a spend read a reading late, then the attack, unseen, and its capture: the
+    capture was recorded nowhere, and the 'end' after it without it). The best ``Params.
+    beam`` legal moves that show are followed on as the unseen chains from the table as it
+    was are, and by one more move that shows; the chains are scored only where a move shows
+    last (the move alone and the move then an unseen one are the same table: that is the
+    move, the unseen one left to the next reading)."""
+    seeds = sorted((s for s in first if s.error is None and s.state is not None
+                    and not s.actions[-1].is_chance and abs(s.log_likelihood - still) > 1e-9
+                    and game.outcome(s.state) is None and not game.chance_outcomes(s.state)),
+                   key=lambda s: s.log_likelihood + s.log_prior, reverse=True)[: params.beam]
+    out: list[_Scored] = []
+    frontier = [(s, s) for s in seeds]  # (the chain, the move that shows at its head)
+    for _ in range(UNSEEN_CHAIN):
+        longer: list[tuple[_Scored, _Scored]] = []
+        for s, head in frontier:
+            for x in _expand(game, s.state, s.actions, s.log_prior - s.sided, fitter, params,
+                             observation.dice_moved, side):
+                if _unseen_step(game, head.state, x, head.log_likelihood):
+                    longer.append((x, head))
+                elif x.view not in shown:
+                    # (with the two moves that show: 'spend; attack; spend' was recorded
+                    # for two spends, the second read a reading late, with no attack)
+                    out.append(x)
+        frontier = longer
+    return out
+
+
 def _settled(game: Game[Any, Any], state: State, scored: list[_Scored]) -> list[_Scored]:
     """For a game that reads its chance off the table (Game.observed_chance; Quarriors: dice
     drawn or re-rolled are thrown at once), a table seen still never has the acting player's
@@ -575,6 +648,7 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
     if observation.dice_moved:
         p_same *= 0.05  # the dice left their places: something was done with them
     view = game.expected_view(state)
+    fitter.watch_base(view)
     scored = [_Scored((), math.log(p_same), fitter.log_likelihood(view), None, state, view)]
     if game.outcome(state) is None:
         first = _expand(game, state, (), math.log(1 - p_same), fitter, params,
@@ -609,6 +683,10 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
                                          math.log(1 - p_same), prefixed=True)
                 frontier = longer
             best_fit = max(x.log_likelihood for x in scored)
+            if best_fit < fitter.saturated - params.extend_gap:
+                scored += _after_shown(game, first, shown, still, fitter, params, observation,
+                                       side)
+                best_fit = max(x.log_likelihood for x in scored)
         if params.depth >= 2 and best_fit < fitter.saturated - params.extend_gap:
             # Extend the best legal chance outcomes (a roll whose follow-up move happened
             # before the table was seen still) by one more action.
