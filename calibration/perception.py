@@ -40,6 +40,15 @@ one packed row, which at 0.02 each cost past the reconcile's line of "unexplaine
 (auto-accepted 0.683 / 0.681, 4 / 3 wrong acceptances, 21 / 26 questions on culls, which
 only the Used Pile shows)."""
 
+HEAP_CONFUSION = 0.1
+"""Share of a heap die's type reading (Perception.heap_zones) spread over the types read in
+its heap: a die there is read, now and then, as one beside or on it, surely (simulated
+Quarriors, seeds 0-4: of the Used Piles' dice read as another type, the median read the
+wrong type at 0.99; Basic Quiddity as Assistant 52 times, Assistant as Warrior of the Quay
+40). Two such readings put the true table past the rules' line of "unexplained" (178 of
+1 533 readings, most of them this). The share is about twice the rate of those misreads
+(typed right 0.96-0.97 by a probe): chosen, UNMEASURED on real tables."""
+
 Path = list[str | int]
 """Where in the entered setup a problem is: keys and list indices from the outermost."""
 
@@ -124,6 +133,11 @@ class Perception:
     type_only_zones: tuple[str, ...] = ()
     """Zone patterns whose dice the rules know by type only (Quarriors' Used Pile): their
     faces are not read, and dice told apart by colour are typed by their colours alone."""
+    watched_zones: tuple[str, ...] = ()
+    """Zone patterns the camera watches without reading (calibration.table.watch; the rules
+    are told whether each looks changed since the record last changed what lies there:
+    engine.observation.Observation.changed). Quarriors' Wilds: a capture takes a die from
+    its card, a cull puts one back."""
     heap_zones: tuple[str, ...] = ()
     """Zone patterns where the players heap their dice (Quarriors' Used Pile: a dozen dice
     and more swept together, touching, some against or on others): a die there is likelier

@@ -39,6 +39,7 @@ from calibration.table.readers import shared_readers
 from calibration.table.sight import Sight
 from calibration.table.slot_dice import SlotDiceStage
 from calibration.table.tracker import DieTracker
+from calibration.table.watch import ZoneWatch
 from calibration.table.zones import zones_seen
 from engine.observation import Expected, Observation, Observed, View
 from vision.dice.reader import DiceReader
@@ -73,6 +74,8 @@ class TableReader:
     miss: tuple[tuple[str, float], ...] = ()
     """(zone, HEAP_MISS) of each of the table's heap zones (Perception.heap_zones), told to
     the rules with every reading (Observation.miss)"""
+    watch: ZoneWatch | None = None
+    """the zones watched without being read (Perception.watched_zones), or None"""
 
     @classmethod
     def build(cls, profile: Profile, game: str, reader: DiceReader | None = None,
@@ -103,8 +106,10 @@ class TableReader:
                              if enrolment is not None and not types else None,
                              learner=TableLearner() if learn else None)
         pieces = tuple(p.start(profile.layout, edition) for p in spec.pieces)
+        watched = resolve(profile.layout, spec.watched_zones)
         table = cls(CameraFit(profile), dice, pieces, enrolment,
-                    miss=tuple((z, HEAP_MISS) for z in resolve(profile.layout, spec.heap_zones)))
+                    miss=tuple((z, HEAP_MISS) for z in resolve(profile.layout, spec.heap_zones)),
+                    watch=ZoneWatch(profile.layout, watched) if watched else None)
         if enrolment is not None:
             if isinstance(dice, DiceStage) and dice.enrolled is not None:
                 dice.enrolled.dice()  # prepares them now, not at the first throw
@@ -120,6 +125,8 @@ class TableReader:
         the pyramid's cards are known by their slots, so each card's look is learnt there
         once, and a card in the side area is then known by its look."""
         self.expected = view
+        if self.watch is not None:
+            self.watch.expect(view)
 
     def learn(self, key: int, view: View, posterior: float, live: set[int]) -> None:
         """The rules explained the last reading with ``posterior`` and the match is now in
@@ -173,15 +180,16 @@ class TableReader:
         pieces = [o for stage in self.pieces for o in stage.read(sight, self.gate)]
         lap("pieces")
         spec = self.dice.spec
-        seen = frozenset(z for z in zones_seen(table.layout, table.geometry, image, sight.paper)
-                         if spec.reads(z))
+        whole = zones_seen(table.layout, table.geometry, image, sight.paper)
+        seen = frozenset(z for z in whole if spec.reads(z))
+        changed = self.watch.observe(sight, whole) if self.watch is not None else ()
         positions = np.array([o.position_mm for o in dice if o.position_mm is not None],
                              np.float64).reshape(-1, 2)
         moved = self.tracker.update(positions)
         lap("zones")
         self.last = (table, tuple(dice + pieces))
         return Observation(tuple(dice + pieces), seen, None, seq, moved,
-                           miss=self.miss)
+                           miss=self.miss, changed=changed)
 
     def locate(self, obj: Expected) -> tuple[np.ndarray, bool] | None:
         """Where ``obj`` lies in the frame last read (the protocol's): the object read in

@@ -68,3 +68,51 @@ def test_a_used_pile_swept_together_is_read_die_by_die() -> None:
     assert len(found) >= 13, len(found)  # 12 of 14 without the heap split
     assert sum(o.top("type") == "quarriors-assistant" for o in found) >= 4
     assert dict(obs.miss)["used:0"] > 0.02
+
+
+def test_the_wilds_are_watched_for_a_die_taken() -> None:
+    """The Wilds are not read but watched (calibration.table.watch): a die taken from its
+    card shows as a change until the record follows it; the same table seen again does
+    not."""
+    from vision.frame import Frame
+
+    table = SimulatedTable("quarriors", 2, 0, SimParams())
+    reader = table.observer()
+    renderer = table.renderer
+    assert renderer is not None
+    full = table.game.expected_view(table.truth.state)
+    wilds = [e for e in full if e.zone == "wilds"]
+    assert len(wilds) >= 50
+    taken = list(full)
+    taken.remove(next(e for e in wilds if e.attr("type") == "quarriors-portal"))
+    taken_view = tuple(taken)
+
+    def seen(view: tuple, record: tuple, seq: int, **look: object) -> dict[str, bool]:
+        renderer.place(view, thrown=False)
+        reader.expect(record)
+        image = renderer.render_still(view, seed=seq, **look)  # type: ignore[arg-type]
+        obs = reader.read(Frame(image, seq, 0.0, "test"))
+        assert "wilds" not in obs.zones_seen and not any(o.zone == "wilds" for o in obs.objects)
+        return dict(obs.changed)
+
+    assert seen(full, full, 1) == {}  # the first look: nothing to compare with
+    # seen again in other light, the camera knocked a little
+    assert seen(full, full, 2, light=0.85, light_azimuth=70.0,
+                camera=renderer.bumped(np.random.default_rng(2))) == {"wilds": False}
+    assert seen(taken_view, full, 3) == {"wilds": True}
+    assert seen(taken_view, full, 4) == {"wilds": True}  # still, until the record follows
+    assert seen(taken_view, taken_view, 5) == {"wilds": False}
+
+
+def test_a_die_located_twice_is_one_die() -> None:
+    """Two readings whose top faces were located closer than SAME_DIE x the edge are one die
+    (the surer stays); two dice side by side, an edge apart, are two."""
+    from calibration.table.dice import _one_per_die
+    from engine.observation import Observed
+
+    def die(x: float, conf: float) -> Observed:
+        return Observed.make("die", "used:0", None, confidence=conf, position_mm=(x, 50.0),
+                             type={"quarriors-assistant": 0.9})
+
+    got = _one_per_die([die(100.0, 0.8), die(111.0, 0.97), die(127.0, 0.9)], 16.0)
+    assert [o.position_mm[0] for o in got] == [111.0, 127.0]  # type: ignore[index]
