@@ -46,8 +46,12 @@ LOCATE_WINDOW = 2.2
 LOCATE_REACH = 0.45
 """The outline's centre is searched within this share of the edge round the estimate
 (estimates are off by up to ~8 mm of 18 on rendered IceDice tables)."""
-LOCATE_YAWS = np.arange(-45.0, 45.0, 6.0)
-"""Yaws (degrees) of the coarse outline search; the best is refined by half a step."""
+LOCATE_YAWS = np.arange(-12.0, 12.1, 6.0)
+"""Yaws (degrees) of the coarse outline search, round the yaw the crop's edges point to
+(:func:`_edges_yaw`); the best is refined by half a step. The edges' yaw is off the outline's
+by 2.8 degrees median, 7.1 at the 90th percentile and 17 at most (67 dice of a simulated
+Quarriors match, seed 5, against the search over all yaws): 7 outlines fitted a die rather
+than 17 (each ~0.7 ms)."""
 EDGE_SHARE = 0.7
 """Middle share of each side of the outline that is scored (a die's corners are rounded)."""
 EDGE_CLIP = 80.0
@@ -141,11 +145,15 @@ def find_on_mat(image: np.ndarray, geometry: Geometry, region: tuple[float, floa
             count = int(round(area / (HEAP_AREA * face)))
             if heap is None or count > HEAP_BLOB or not heap(mid):
                 continue  # a hand's shadow, a card: not dice
-        ys, xs = np.nonzero(comp == j)
-        pts = np.column_stack([xs, ys]).astype(np.float32)
         if count <= 1:
             centres = [cents[j]]
         else:
+            # (the blob's own box, not the whole view: a heap's dozen blobs each scanned the
+            # region once, ~20 ms a Quarriors reading)
+            x, y = stats[j, cv2.CC_STAT_LEFT], stats[j, cv2.CC_STAT_TOP]
+            ys, xs = np.nonzero(comp[y:y + h, x:x + w] == j)
+            # every other pixel: as good a split at half the time
+            pts = np.column_stack([xs + x, ys + y]).astype(np.float32)[::2]
             crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
             # (OpenCV takes None for bestLabels; its type stubs do not say so)
             _, _, centres = cv2.kmeans(pts, count, None, crit, 3,  # type: ignore[call-overload]
@@ -231,6 +239,18 @@ def _side_maps(grey: np.ndarray, rot: np.ndarray, length: int) -> tuple[np.ndarr
     return cv2.boxFilter(ex, -1, (1, length)), cv2.boxFilter(ey, -1, (length, 1))
 
 
+def _edges_yaw(grey: np.ndarray) -> float:
+    """The yaw (degrees, as locate_top turns its crop) the edges in ``grey`` point to: the
+    mean angle of its gradients modulo 90 (angles taken four times over, weighted by the
+    clipped gradient), which a square's four sides share."""
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.minimum(cv2.magnitude(gx, gy), EDGE_CLIP)
+    angle = 4.0 * np.arctan2(gy, gx)
+    return float(np.degrees(np.arctan2(float((mag * np.sin(angle)).sum()),
+                                       float((mag * np.cos(angle)).sum())) / 4.0))
+
+
 def locate_top(image: np.ndarray, geometry: Geometry, centre_mm: Any, edge_mm: float
                ) -> Outline | None:
     """The top face of the die lying near `centre_mm`, found by the die's outline: a square
@@ -270,7 +290,8 @@ def locate_top(image: np.ndarray, geometry: Geometry, centre_mm: Any, edge_mm: f
         at = cv2.invertAffineTransform(rot) @ np.array([k[1] + i0, k[0] + i0, 1.0])
         return float(score[k]), at
 
-    fits = {float(y): fit(float(y)) for y in LOCATE_YAWS}
+    # the yaws round the one the crop's edges point to (its gradients' angle, modulo 90)
+    fits = {float(y): fit(float(y)) for y in _edges_yaw(top) + LOCATE_YAWS}
     yaw0 = max(fits, key=lambda y: fits[y][0])
     step = float(LOCATE_YAWS[1] - LOCATE_YAWS[0]) / 2
     for y in (yaw0 - step, yaw0 + step):
