@@ -116,7 +116,13 @@ def test_a_profile_killed_mid_write_is_never_torn(tmp_path: Path) -> None:
     wanted = [sorted(v) for v in versions]
     rng = random.Random(0)
     torn, mid_write = [], 0
-    for k in range(KILLS):
+    kills = 0
+    # at least KILLS kills, and more (up to 4 x KILLS) until a fifth of KILLS landed in a
+    # write: a machine loaded by other work shifts the timing (9 of 50 landed once)
+    for k in range(4 * KILLS):
+        if k >= KILLS and mid_write >= KILLS // 5:
+            break
+        kills = k + 1
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: never returns into pytest
@@ -149,8 +155,8 @@ def test_a_profile_killed_mid_write_is_never_torn(tmp_path: Path) -> None:
             path.unlink()  # start again from a whole profile
             save(_profile(), path)
             save_enrolled(path, versions[0])
-    print(f"\n{KILLS} kills: {len(torn)} torn or empty profiles, {mid_write} landed mid-write")
-    assert torn == [], f"{len(torn)} of {KILLS} kills tore the profile: {torn[:3]}"
+    print(f"\n{kills} kills: {len(torn)} torn or empty profiles, {mid_write} landed mid-write")
+    assert torn == [], f"{len(torn)} of {kills} kills tore the profile: {torn[:3]}"
     # the kills did land in the write: many left the temporary file behind, unrenamed (about
     # half of them here; a fifth is asked, as a loaded machine stretches the timing)
-    assert mid_write >= KILLS // 5, f"only {mid_write} of {KILLS} kills landed mid-write"
+    assert mid_write >= KILLS // 5, f"only {mid_write} of {kills} kills landed mid-write"
