@@ -101,6 +101,14 @@ def part_view(objects: Iterable[Expected]) -> View:
     return part
 
 
+def in_zone(view: View, zone: str) -> View:
+    """What ``view`` puts in ``zone``, in the view's order (a PartedView by its parts)."""
+    parts = view.parts if isinstance(view, PartedView) else None
+    if parts is not None:
+        return tuple(e for part in parts if part and part[0].zone == zone for e in part)
+    return tuple(e for e in view if e.zone == zone)
+
+
 def join_parts(parts: Iterable[View]) -> View:
     """The view of ``parts`` (each from :func:`part_view`, of distinct (kind, zone)s),
     equal to ``make_view`` of all their objects, keeping the parts (:class:`PartedView`)."""

@@ -27,7 +27,7 @@ from typing import Any
 
 from engine.core import Candidate, Game, State, throws_dice
 from engine.errors import Rule
-from engine.observation import Expected, Observation, Observed, PartedView, View
+from engine.observation import Expected, Observation, Observed, PartedView, View, in_zone
 from engine.resolution import (
     Accepted,
     Ambiguous,
@@ -138,14 +138,6 @@ def _pair_score(obs: Observed, exp: Expected) -> float:
     if exp.kind == "die" and exp.attr("face") is None and obs.dist("face"):
         score += math.log(OPEN_FACE)
     return score
-
-
-def _content(view: View, zone: str) -> View:
-    """What ``view`` puts in ``zone`` (in the view's order)."""
-    parts = view.parts if isinstance(view, PartedView) else None
-    if parts is not None:
-        return tuple(e for part in parts if part and part[0].zone == zone for e in part)
-    return tuple(e for e in view if e.zone == zone)
 
 
 def _unmatched_obs(obs: Observed) -> float:
@@ -302,7 +294,7 @@ class _Fitter:
     def watch_base(self, view: View) -> None:
         """The view of the state the observation is explained from: a candidate changes a
         watched zone when it puts there other than this does."""
-        self.base = {z: _content(view, z) for z in self.changed}
+        self.base = {z: in_zone(view, z) for z in self.changed}
 
     def log_likelihood(self, view: View) -> float:
         total = 0.0
@@ -319,7 +311,7 @@ class _Fitter:
         p = self.params
         total = 0.0
         for zone, looks_changed in self.changed.items():
-            same = _content(view, zone) == self.base.get(zone, ())
+            same = in_zone(view, zone) == self.base.get(zone, ())
             if looks_changed:
                 total += math.log(p.watch_false if same else 1.0 - p.watch_missed)
             else:

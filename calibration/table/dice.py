@@ -17,6 +17,7 @@ dice are handed to the learner.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -345,13 +346,11 @@ dice read where there was none 58 without this, 28 at 0.6, 6 at 0.85; dice misse
 def _one_per_die(dice: list[Observed], edge_mm: float) -> list[Observed]:
     """``dice`` (in their order) without the second reading of a die (SAME_DIE): of two,
     the surer one stays."""
-    order = sorted(range(len(dice)), key=lambda i: -dice[i].confidence)
     kept: list[int] = []
-    for i in order:
+    for i in sorted(range(len(dice)), key=lambda i: -dice[i].confidence):
         p = dice[i].position_mm
-        if p is None or all(dice[j].position_mm is None or float(np.hypot(
-                p[0] - dice[j].position_mm[0], p[1] - dice[j].position_mm[1]))  # type: ignore[index]
-                >= SAME_DIE * edge_mm for j in kept):
+        if p is None or all(math.dist(p, q) >= SAME_DIE * edge_mm
+                            for q in (dice[j].position_mm for j in kept) if q is not None):
             kept.append(i)
     return [dice[i] for i in sorted(kept)]
 

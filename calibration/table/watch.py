@@ -25,7 +25,7 @@ import numpy as np
 from calibration.layouts import Layout
 from calibration.table.gate import ZONE_CHANGE, _cells, lit_alike, mean_normalised
 from calibration.table.sight import Sight
-from engine.observation import View
+from engine.observation import View, in_zone
 
 WATCH_PPM, WATCH_CELL_MM = 2.0, 3.0
 """As the dice zones (calibration.table.dice.DICE_PPM): a die taken leaves a 16 mm hole."""
@@ -46,10 +46,6 @@ def _die_sized(cells: np.ndarray) -> bool:
                           borderValue=0).any())
 
 
-def _content(view: View, zone: str) -> tuple[object, ...]:
-    return tuple(e for e in view if e.zone == zone)
-
-
 @dataclass
 class ZoneWatch:
     """The watched zones of one table (see the module docstring)."""
@@ -60,14 +56,14 @@ class ZoneWatch:
     """each zone's look at the last reading that saw it whole"""
     _ref: dict[str, np.ndarray | None] = field(default_factory=dict)
     """each zone's look when the record last changed what lies there (None: not seen yet)"""
-    _held: dict[str, tuple[object, ...]] = field(default_factory=dict)
+    _held: dict[str, View] = field(default_factory=dict)
     """what the record put in each zone then"""
 
     def expect(self, view: View) -> None:
         """The record's state before a reading: where it changed what lies in a zone, the
         zone's last look (the reading that led to the change) is the one to compare with."""
         for zone in self.zones:
-            held = _content(view, zone)
+            held = in_zone(view, zone)
             if self._held.get(zone) != held:
                 if zone in self._held:
                     self._ref[zone] = self._last.get(zone)
