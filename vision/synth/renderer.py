@@ -25,6 +25,7 @@ import numpy as np
 from vision.dice.detections import FACE_SYMBOL, FACE_UNREADABLE
 from vision.faces.dietypes import DieType
 from vision.faces.draw import face_texture as type_face_texture
+from vision.synth.polyhedra import PolySpec, draw_poly, poly_outline, poly_shadow
 from vision.synth.textures import DieLook, add_gloss, background, face_texture
 
 logger = logging.getLogger(__name__)
@@ -183,6 +184,9 @@ class Scene:
     mat: np.ndarray | None = None
     """Optional BGR uint8 table image, laid on the table with its centre at the origin."""
     mat_mm_per_px: float = 1.0
+    others: tuple[PolySpec, ...] = ()
+    """Polyhedral dice on the table that are no d6 (:mod:`vision.synth.polyhedra`): drawn
+    with the dice, near over far, and left out of the dice's truth."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +208,11 @@ class Rendered:
     labels: tuple[str, ...] = ()
     """(N,) the face label up (DieSpec.label): the type's label for a typed die, else the pip
     value as text."""
+    other_boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
+    """(M, 4) float32 boxes, clipped to the frame, of the Scene.others whose centre is in
+    view: things a d6 reader must not report."""
+    other_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """(M,) index into Scene.others."""
 
 
 def _die_geometry(die: DieSpec) -> tuple[np.ndarray, np.ndarray, list]:
@@ -286,13 +295,17 @@ def _draw_die(img: np.ndarray, die: DieSpec, cam: CameraPose, light: Lighting,
 
 
 def _draw_shadows(img: np.ndarray, dice: tuple[DieSpec, ...], cam: CameraPose,
-                  light: Lighting) -> None:
+                  light: Lighting, others: tuple[PolySpec, ...] = ()) -> None:
     mask: np.ndarray = np.zeros(img.shape[:2], np.float32)
     ldir = light.direction
+    cast = []
     for die in dice:
         corners, _, _ = _die_geometry(die)
         flat = corners[:, :2] - corners[:, 2:3] * ldir[:2] / max(ldir[2], 0.2)
-        uv, depth = cam.project(np.column_stack([flat, np.zeros(8)]))
+        cast.append(np.column_stack([flat, np.zeros(8)]))
+    cast += [poly_shadow(o, light) for o in others]
+    for pts in cast:
+        uv, depth = cam.project(pts)
         if np.any(depth <= 0):
             continue
         hull = cv2.convexHull(uv.astype(np.float32)).astype(np.int32)
@@ -361,14 +374,24 @@ def render(scene: Scene, *, jpeg_quality: int | None = None, blur_sigma: float =
     rng = np.random.default_rng(scene.seed)
     cam = scene.camera
     img = render_table(scene, rng)
-    _draw_shadows(img, scene.dice, cam, scene.lighting)
+    _draw_shadows(img, scene.dice, cam, scene.lighting, scene.others)
     _, cam_centre = cam.extrinsics()
     # lowest first (a camera above sees a stack's upper layer over the dice it rests on),
-    # then far to near
-    order = sorted(range(len(scene.dice)), key=lambda i: (scene.dice[i].z_mm, -np.linalg.norm(
-        np.array([scene.dice[i].x_mm, scene.dice[i].y_mm, 0]) - cam_centre)))
+    # then far to near; the others (index past the dice) among them
+    things: list[DieSpec | PolySpec] = [*scene.dice, *scene.others]
+    order = sorted(range(len(things)), key=lambda i: (things[i].z_mm, -np.linalg.norm(
+        np.array([things[i].x_mm, things[i].y_mm, 0]) - cam_centre)))
     boxes, values, classes, index, labels = [], [], [], [], []
+    other_boxes, other_index = [], []
     for i in order:
+        if i >= len(scene.dice):
+            other = scene.others[i - len(scene.dice)]
+            draw_poly(img, other, cam, scene.lighting)
+            hull = poly_outline(other, cam)
+            if hull is not None and _centre_in_frame(hull, cam):
+                other_boxes.append(_frame_box(hull, cam))
+                other_index.append(i - len(scene.dice))
+            continue
         die = scene.dice[i]
         uv = _corners_in_image(die, cam)
         if uv is None:
@@ -406,4 +429,6 @@ def render(scene: Scene, *, jpeg_quality: int | None = None, blur_sigma: float =
         face_class=np.array(classes, np.int64),
         die_index=np.array(index, np.int64),
         labels=tuple(labels),
+        other_boxes=np.array(other_boxes, np.float32).reshape(-1, 4),
+        other_index=np.array(other_index, np.int64),
     )

@@ -27,9 +27,11 @@ import numpy as np
 from vision.synth.light_faults import apply_light_faults
 from vision.synth.lookalike_stamp import Stage
 from vision.synth.lookalikes import EDGE_KINDS, LOOKALIKE_KINDS, LookalikeKind, pick_kind
+from vision.synth.polyhedra import PolySpec
 from vision.synth.renderer import CameraPose, DieSpec, Lighting, Rendered, Scene, render
 from vision.synth.surfaces import SurfaceKind, draw_surface, pick_surface_kind
 from vision.synth.wild_looks import scene_looks
+from vision.synth.wild_solids import place_solids
 
 logger = logging.getLogger(__name__)
 
@@ -251,7 +253,8 @@ def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
                die_frac: tuple[float, float] = (0.01, 0.30), n_dice: tuple[int, int] = (1, 12),
                n_lookalikes: tuple[int, int] = (0, 8), edge_rate: float = 0.35,
                unreadable_rate: float = 0.03, surfaces: tuple[str, ...] | None = None,
-               lookalikes: tuple[str, ...] | None = None) -> WildScene:
+               lookalikes: tuple[str, ...] | None = None,
+               solids: tuple[int, int] = (0, 0)) -> WildScene:
     """A random wild scene (see the module docstring).
 
     Args:
@@ -265,6 +268,9 @@ def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
         unreadable_rate: share of dice cocked against something (face unreadable).
         surfaces: surface kind names to pick from (default: all).
         lookalikes: look-alike kind names to pick from (default: all, edge kinds included).
+        solids: range of the number of polyhedral dice (:mod:`vision.synth.wild_solids`)
+            among the d6; (0, 0), the default, draws nothing for them (a seed's scene is
+            the same as before they existed).
     """
     lo, hi = np.log(np.array(die_frac) * max(width, height))
     die_px = float(np.exp(rng.uniform(lo, hi)))
@@ -293,9 +299,30 @@ def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
     n_edge = int(rng.integers(1, 3)) if edge and rng.random() < edge_rate else 0
     boxes, names = _draw_lookalikes(rng, mat, cam, _stage(cam, light, mm, (mh, mw)), dice,
                                     n_table, n_edge, table, edge)
+    others = _solids(rng, solids, cam, dice, kind, half_mm) if solids[1] > 0 else ()
     scene = Scene(dice=tuple(dice), camera=cam, lighting=light,
-                  seed=int(rng.integers(1 << 30)), mat=mat, mat_mm_per_px=mm)
+                  seed=int(rng.integers(1 << 30)), mat=mat, mat_mm_per_px=mm, others=others)
     return WildScene(scene, kind.name, boxes, names)
+
+
+def _solids(rng: np.random.Generator, count: tuple[int, int], cam: CameraPose,
+            dice: list[DieSpec], kind: SurfaceKind, half_mm: np.ndarray
+            ) -> tuple[PolySpec, ...]:
+    """Polyhedral dice among the scene's d6, on the surface's floor and in view."""
+    margin = 0.03
+
+    def random_point() -> np.ndarray:
+        uv = rng.uniform(margin, 1 - margin, 2) * (cam.width, cam.height)
+        return cam.pixel_to_table(uv)[0]
+
+    def fits(p: np.ndarray) -> bool:
+        uv, depth = cam.project(np.array([[p[0], p[1], 0.0]]))
+        return bool(depth[0] > 0 and 0 <= uv[0, 0] < cam.width and 0 <= uv[0, 1] < cam.height
+                    and _on_floor(p, kind, half_mm))
+
+    n = int(rng.integers(count[0], count[1] + 1))
+    return place_solids(rng, n, np.array([(d.x_mm, d.y_mm) for d in dice]).reshape(-1, 2),
+                        np.array([d.size_mm for d in dice]), random_point, fits)
 
 
 def mat_homography(scene: Scene) -> np.ndarray:
@@ -310,6 +337,15 @@ def mat_homography(scene: Scene) -> np.ndarray:
 def _area(boxes: np.ndarray) -> np.ndarray:
     return np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1],
                                                                  0, None)
+
+
+def _holds(boxes: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """(M,) bool: box m holds the centre of a ``truth`` box."""
+    if not len(truth) or not len(boxes):
+        return np.zeros(len(boxes), bool)
+    c = (truth[:, :2] + truth[:, 2:]) / 2
+    return ((c[None, :, 0] >= boxes[:, None, 0]) & (c[None, :, 0] <= boxes[:, None, 2]) &
+            (c[None, :, 1] >= boxes[:, None, 1]) & (c[None, :, 1] <= boxes[:, None, 3])).any(1)
 
 
 def boxes_in_image(ws: WildScene, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -332,11 +368,7 @@ def boxes_in_image(ws: WildScene, truth: np.ndarray) -> tuple[np.ndarray, np.nda
     side = np.where(at_edge, 12, 3)
     keep = (_area(clip) >= share * np.maximum(_area(raw), 1e-9)) & \
         (clip[:, 2] - clip[:, 0] >= side) & (clip[:, 3] - clip[:, 1] >= side)
-    if len(truth):
-        c = (truth[:, :2] + truth[:, 2:]) / 2
-        holds = ((c[None, :, 0] >= clip[:, None, 0]) & (c[None, :, 0] <= clip[:, None, 2]) &
-                 (c[None, :, 1] >= clip[:, None, 1]) & (c[None, :, 1] <= clip[:, None, 3]))
-        keep &= ~holds.any(axis=1)
+    keep &= ~_holds(clip, truth)
     index = np.nonzero(keep)[0]
     return clip[index].astype(np.float32), index
 
@@ -369,8 +401,13 @@ def render_wild(ws: WildScene, rng: np.random.Generator
     r = render(ws.scene)
     image = camera_faults(apply_light_faults(r.image, rng), rng)
     boxes, index = boxes_in_image(ws, r.boxes)
-    return dataclasses.replace(r, image=image), boxes, tuple(ws.lookalike_kinds[i]
-                                                             for i in index)
+    kinds = tuple(ws.lookalike_kinds[i] for i in index)
+    if len(r.other_boxes):  # the polyhedral dice: look-alikes too, but for those a die's
+        # centre is seen in (an oblique view's box of a solid in front of a die)
+        keep = ~_holds(r.other_boxes, r.boxes)
+        boxes = np.concatenate([boxes, r.other_boxes[keep]])
+        kinds += tuple("solid_" + ws.scene.others[i].kind for i in r.other_index[keep])
+    return dataclasses.replace(r, image=image), boxes, kinds
 
 
 def wild_render(rng: np.random.Generator, width: int = 640, height: int = 640,

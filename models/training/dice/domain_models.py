@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from models.training.dice import cache as cache_file
-from models.training.dice.dataset import background_boxes, jitter_boxes
+from models.training.dice.dataset import Samples, background_boxes, jitter_boxes
 from models.training.dice.real_domains import RealPhoto, training_photos
 from models.training.dice.syndata import CACHE, base_path, load_synthetic, synthetic_crops
 from models.training.dice.train_classifier import (
@@ -97,6 +97,11 @@ class Recipe:
     width: int = 24
     arch: str = "pool"
     pretrain_epochs: int = 10
+    solids: int = 0
+    """Solid scenes (``wild_data.wild_samples(solids=True)``: rendered RPG dice among the
+    d6) mixed into the fold's stages; 0 leaves them out (the recipe before 2026-12-01)."""
+    solid_share: float = 0.2
+    """Their share of the detector's rendered draws and of the classifier's wild draws."""
 
     def key(self) -> str:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:10]
@@ -167,15 +172,19 @@ def _mixed_draws(photos: list[RealPhoto], images: list[np.ndarray], recipe: Reci
     the rest."""
     syn = load_synthetic(recipe.seed, recipe.scenes, CROP_PX)
     wild, _ = wild_samples(recipe.seed, recipe.wild)
+    solid = wild_samples(recipe.seed, recipe.solids, solids=True)[0] if recipe.solids \
+        else Samples()
     views = [_detector_view(p, img, recipe.det_real_side)
              for p, img in zip(photos, images, strict=True)]
-    det_images = syn.det_images + wild.det_images + [v[0] for v in views]
-    det_boxes = syn.det_boxes + wild.det_boxes + [v[1] for v in views]
-    n_syn, n_wild = len(syn.det_images), len(wild.det_images)
-    ignores = [np.zeros((0, 4))] * (n_syn + n_wild) + [v[2] for v in views]
+    det_images = syn.det_images + wild.det_images + solid.det_images + [v[0] for v in views]
+    det_boxes = syn.det_boxes + wild.det_boxes + solid.det_boxes + [v[1] for v in views]
+    n_syn, n_wild, n_solid = len(syn.det_images), len(wild.det_images), len(solid.det_images)
+    ignores = [np.zeros((0, 4))] * (n_syn + n_wild + n_solid) + [v[2] for v in views]
     real = keep * recipe.det_real_share if photos else 0.0
-    rendered = (keep - real) / 2
+    solid_w = (keep - real) * recipe.solid_share if n_solid else 0.0
+    rendered = (keep - real - solid_w) / 2
     w = np.concatenate([np.full(n_syn, rendered / n_syn), np.full(n_wild, rendered / n_wild),
+                        np.full(n_solid, solid_w / max(n_solid, 1)),
                         real * _domain_weights([p.domain for p in photos])
                         if photos else np.zeros(0)])
     return det_images, det_boxes, ignores, w
@@ -327,33 +336,49 @@ def real_crops(photos: list[RealPhoto], images: list[np.ndarray], detector_path:
             np.array(labels, np.int64), np.array(dom, np.int64))
 
 
-def fold_classifier(real: tuple[np.ndarray, np.ndarray, np.ndarray], recipe: Recipe
-                    ) -> tuple[torch.nn.Module, float, dict]:
-    """Stage two of the classifier on the fold's real crops, synthetic and wild crops;
-    returns the network, its temperature and the training's figures."""
+def _solid_crops(recipe: Recipe, detector: Path | None) -> tuple[np.ndarray, np.ndarray]:
+    """The solid scenes' crops (dice, their RPG dice and look-alikes as "not a die") and
+    "not a die" where ``detector`` (the fold's) fires on them but on no die."""
+    crops, labels = wild_crops(recipe.seed, recipe.solids, solids=True)
+    if detector is None:
+        return crops, labels
+    hard, hard_labels = wild_negatives(recipe.seed, recipe.solids, detector, solids=True)
+    return np.concatenate([crops, hard]), np.concatenate([labels, hard_labels])
+
+
+def fold_classifier(real: tuple[np.ndarray, np.ndarray, np.ndarray], recipe: Recipe,
+                    detector: Path | None = None) -> tuple[torch.nn.Module, float, dict]:
+    """Stage two of the classifier on the fold's real crops, synthetic, wild (and solid)
+    crops; returns the network, its temperature and the training's figures. ``detector``:
+    the fold's, which mines the solid scenes' hard negatives."""
     n_classes = NOT_A_DIE + 1
     syn_crops, syn_labels = synthetic_crops(recipe.seed, recipe.scenes, CROP_PX)
     crops_w, labels_w = wild_crops(recipe.seed, recipe.wild)
     hard, hard_labels = wild_negatives(recipe.seed, recipe.wild, detector_base_onnx(recipe))
     crops_w = np.concatenate([crops_w, hard])
     labels_w = np.concatenate([labels_w, hard_labels])
+    crops_s, labels_s = _solid_crops(recipe, detector) if recipe.solids else \
+        (np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8), np.zeros(0, np.int64))
     r_crops, r_labels, r_dom = real
-    crops = np.concatenate([syn_crops, crops_w, r_crops])
-    labels = np.concatenate([syn_labels, labels_w, r_labels])
-    n_syn, n_wild, n_real = len(syn_crops), len(crops_w), len(r_crops)
-    del crops_w, labels_w
+    crops = np.concatenate([syn_crops, crops_w, crops_s, r_crops])
+    labels = np.concatenate([syn_labels, labels_w, labels_s, r_labels])
+    n_syn, n_wild, n_solid, n_real = len(syn_crops), len(crops_w), len(crops_s), len(r_crops)
+    del crops_w, labels_w, crops_s
     is_real = np.zeros(len(crops), bool)
-    is_real[n_syn + n_wild:] = True
+    is_real[n_syn + n_wild + n_solid:] = True
     real_share = recipe.cls_real_share if n_real else 0.0
-    # Rendered draws: the wild scenes their share, custom (symbol) faces boosted among the
-    # others; real draws: each domain an equal share.
+    # Rendered draws: the wild scenes their share (the solid scenes a part of it), custom
+    # (symbol) faces boosted among the others; real draws: each domain an equal share.
     syn_w = draw_weights(np.zeros(n_syn, bool), syn_labels, 0.0, recipe.symbol_boost)
+    wild_all = (1 - real_share) * recipe.wild_share
+    solid_all = wild_all * recipe.solid_share if n_solid else 0.0
     w = np.concatenate([syn_w / syn_w.sum() * (1 - real_share) * (1 - recipe.wild_share),
-                        np.full(n_wild, (1 - real_share) * recipe.wild_share / n_wild),
+                        np.full(n_wild, (wild_all - solid_all) / n_wild),
+                        np.full(n_solid, solid_all / max(n_solid, 1)),
                         np.zeros(n_real)])
     if n_real:
         per = np.bincount(r_dom).astype(np.float64)
-        w[n_syn + n_wild:] = real_share / len(per[per > 0]) / per[r_dom]
+        w[n_syn + n_wild + n_solid:] = real_share / len(per[per > 0]) / per[r_dom]
     rng = np.random.default_rng(recipe.seed + 3)
     held = np.zeros(len(crops), bool)
     held[rng.choice(len(crops), int(0.05 * len(crops)), replace=False)] = True
@@ -374,7 +399,7 @@ def fold_classifier(real: tuple[np.ndarray, np.ndarray, np.ndarray], recipe: Rec
     acc = (val.argmax(1).numpy() == labels[held])
     return net, temperature, {
         "crops": {"synthetic": n_syn, "wild": n_wild, "wild_hard_negatives": len(hard),
-                  "real": n_real,
+                  "solid": n_solid, "real": n_real,
                   "real_not_a_die": int((r_labels == NOT_A_DIE).sum())},
         "held_out_accuracy": float(acc.mean()),
         "held_out_real_accuracy": float(acc[is_real[held]].mean()) if is_real[held].any()
@@ -413,7 +438,7 @@ def train_pair(held_out: str | None, out: Path, recipe: Recipe) -> dict:
     export_detector(det, out / DETECTOR_FILE)
     real = real_crops(photos, images, out / DETECTOR_FILE, recipe)
     del images  # (the photos are some GB; the classifier needs only their crops)
-    net, temperature, figures = fold_classifier(real, recipe)
+    net, temperature, figures = fold_classifier(real, recipe, out / DETECTOR_FILE)
     rng = np.random.default_rng(recipe.seed + 4)
     calib = real[0][rng.choice(len(real[0]), min(600, len(real[0])), replace=False)] \
         if len(real[0]) else synthetic_crops(recipe.seed, recipe.scenes, CROP_PX)[0][:600]

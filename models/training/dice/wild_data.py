@@ -43,20 +43,28 @@ SIZES = ((640, 480), (480, 640), (800, 600), (640, 640), (960, 540), (768, 1024)
 DIE_CROPS, LOOKALIKE_CROPS, TABLE_CROPS = 2, 2, 4
 
 
-def wild_key(seed: int, scenes: int, size: int) -> str:
+#: The solid scenes' polyhedral dice per scene (``wild_scene``'s ``solids``): RPG dice heaped
+#: round the d6 or scattered, as players' tables hold them (``real-dice-domains/kamil``).
+SOLIDS = (2, 14)
+#: Bump when the solid scenes change (``vision.synth.polyhedra``, ``vision.synth.wild_solids``).
+SOLIDS_VERSION = 1
+
+
+def wild_key(seed: int, scenes: int, size: int, solids: bool = False) -> str:
     from vision.synth.wild_scenes import WILD_SCENES_VERSION
 
-    return f"wild{WILD_VERSION}r{WILD_SCENES_VERSION}_seed{seed}_n{scenes}_px{size}"
+    kind = f"solids{SOLIDS_VERSION}" if solids else ""
+    return f"wild{WILD_VERSION}r{WILD_SCENES_VERSION}{kind}_seed{seed}_n{scenes}_px{size}"
 
 
-def _one(job: tuple[int, int]) -> tuple[Samples, np.ndarray]:
+def _one(job: tuple[int, int, bool]) -> tuple[Samples, np.ndarray]:
     from vision.synth.wild_scenes import wild_render
 
-    seed, size = job
+    seed, size, solids = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     w, h = SIZES[int(rng.integers(len(SIZES)))]
-    scene, r, look = wild_render(rng, w, h)
+    scene, r, look = wild_render(rng, w, h, **({"solids": SOLIDS} if solids else {}))
     image = normalise_light(r.image)
     s = Samples()
     s.det_images.append(image)
@@ -79,20 +87,21 @@ def _one(job: tuple[int, int]) -> tuple[Samples, np.ndarray]:
     return s, look.astype(np.float32)
 
 
-def wild_samples(seed: int, scenes: int, size: int = CROP_PX, workers: int = 2
-                 ) -> tuple[Samples, list[np.ndarray]]:
+def wild_samples(seed: int, scenes: int, size: int = CROP_PX, workers: int = 2,
+                 solids: bool = False) -> tuple[Samples, list[np.ndarray]]:
     """Samples of ``scenes`` wild scenes (scene i seeded by (seed, i)) and each scene's
     look-alike boxes; rendered the first time (about 0.3 s a scene on one core), then read
-    from the cache."""
-    cache = CACHE / f"data_{wild_key(seed, scenes, size)}.pkl"
+    from the cache. ``solids``: the solid scenes instead (RPG dice among the d6,
+    :data:`SOLIDS`; their seeds are others than the wild scenes')."""
+    cache = CACHE / f"data_{wild_key(seed, scenes, size, solids)}.pkl"
     if cache.exists():
         print(f"using cached wild scenes {cache}", file=sys.stderr)
         return cache_file.load(cache)
-    seeds = [int(np.random.SeedSequence([seed, 7, i]).generate_state(1)[0])
+    seeds = [int(np.random.SeedSequence([seed, 13 if solids else 7, i]).generate_state(1)[0])
              for i in range(scenes)]
     out, looks = Samples(), []
     with Pool(workers) as pool:
-        for s, look in tqdm(pool.imap(_one, [(sd, size) for sd in seeds], chunksize=4),
+        for s, look in tqdm(pool.imap(_one, [(sd, size, solids) for sd in seeds], chunksize=4),
                             total=scenes, desc="wild scenes", unit="scene", mininterval=30):
             out.extend(s)
             looks.append(look)
@@ -102,14 +111,15 @@ def wild_samples(seed: int, scenes: int, size: int = CROP_PX, workers: int = 2
     return out, looks
 
 
-def wild_crops(seed: int, scenes: int, size: int = CROP_PX) -> tuple[np.ndarray, np.ndarray]:
-    """(crops, labels) of the wild scenes alone, from a cache of their own: the classifier
-    needs none of the scenes' images (the whole samples are some 5 GB)."""
-    cache = CACHE / f"crops_{wild_key(seed, scenes, size)}.npz"
+def wild_crops(seed: int, scenes: int, size: int = CROP_PX, solids: bool = False
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(crops, labels) of the wild (or solid) scenes alone, from a cache of their own: the
+    classifier needs none of the scenes' images (the whole samples are some 5 GB)."""
+    cache = CACHE / f"crops_{wild_key(seed, scenes, size, solids)}.npz"
     if cache.exists():
         z = np.load(cache)
         return z["crops"], z["labels"]
-    samples, _ = wild_samples(seed, scenes, size)
+    samples, _ = wild_samples(seed, scenes, size, solids=solids)
     crops, labels = np.stack(samples.crops), np.array(samples.labels, np.int64)
     del samples
     np.savez(cache, crops=crops, labels=labels)
@@ -120,19 +130,20 @@ def wild_crops(seed: int, scenes: int, size: int = CROP_PX) -> tuple[np.ndarray,
 HARD_PER_SCENE = 12
 
 
-def wild_negatives(seed: int, scenes: int, detector: Path, size: int = CROP_PX
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def wild_negatives(seed: int, scenes: int, detector: Path, size: int = CROP_PX,
+                   solids: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """'Not a die' crops where ``detector`` fires, at any level of the image pyramid, on the
-    wild scenes' tables but on no die (the surest first), cached per detector file."""
+    wild (or solid) scenes' tables but on no die (the surest first), cached per detector
+    file."""
     from vision.dice.detector import DiceDetector
     from vision.dice.scales import detect_pyramid
 
     tag = hashlib.sha256(Path(detector).read_bytes()).hexdigest()[:10]
-    cache = CACHE / f"wildneg_{wild_key(seed, scenes, size)}_{tag}.npz"
+    cache = CACHE / f"wildneg_{wild_key(seed, scenes, size, solids)}_{tag}.npz"
     if cache.exists():
         z = np.load(cache)
         return z["crops"], z["labels"]
-    samples, _ = wild_samples(seed, scenes, size)
+    samples, _ = wild_samples(seed, scenes, size, solids=solids)
     det = DiceDetector(detector)
     rng = np.random.default_rng([seed, 11])
     crops: list[np.ndarray] = []
