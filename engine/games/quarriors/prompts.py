@@ -146,7 +146,7 @@ def _copy(state: QuarriorsState, mover: int, action: Copy, change: bool,
 
 def check_oozes(state: QuarriorsState, events: Events) -> QuarriorsState:
     """Primordial Ooze: "destroyed if you have none in play" (no Basic Quiddity die in play:
-    RULES in_play, the Active Pool, Spent and Used Piles; the bag is not in play)."""
+    RULES in_play, the Active Pool, Spent and Used Piles; RULES bag_not_in_play)."""
     for p in range(state.players):
         while state.phase != "over" and not basic_quiddity_in(state.seats[p],
                                                               ("active", "spent", "used")):
