@@ -4,9 +4,9 @@ Every card's effect is code in ``stats.py`` (attack, defense, glory, what a Stro
 Primordial Ooze copies), ``attack.py``, ``moves.py`` (what fires when a creature is
 destroyed), ``prompts.py`` (effects resolved out of the turn's order), ``scoring.py`` (phase
 1), ``spells.py`` and ``turn.py``, each branch quoting the card text it follows. A card the
-engine does not play yet is listed in ``NOT_IMPLEMENTED`` with the reason: the random setup never deals it, and a setup the players
-enter with it is refused with that reason (playing it without its effect would score a
-different game than the one on the table).
+engine does not play yet is listed in ``NOT_IMPLEMENTED`` with the reason: the random setup
+never deals it, and a setup the players enter with it is refused with that reason (playing
+it without its effect would score a different game than the one on the table).
 """
 
 from __future__ import annotations
