@@ -165,7 +165,10 @@ def destroy(state: QuarriorsState, player: int, index: int, by: int | None,
         p.n for p in state.prompts if p.kind == "roll" and p.player == by) - (
         1 if zone == "aside" and player == by else 0)
     if waiting > 0:
-        # Mighty Ghostly Spirit: "set it aside until you destroy any creature, then roll it"
+        # Mighty Ghostly Spirit: "set it aside until you destroy any creature, then roll it":
+        # any creature its owner destroys, their own too ("any"; Witching Hag and Strong
+        # Deathdealer below count only the others' creatures), not the destruction that set
+        # it aside (it was not aside yet)
         state = prompt(state, Prompt("roll", by, n=waiting))
     if by == player:
         return state

@@ -118,6 +118,7 @@ def cull_actions(state: QuarriorsState) -> list[QuarriorsAction]:
             out += [Trade(give, take, p) for p in range(state.players) if p != state.current
                     for take, _ in state.seats[p].used]
     if turn.free_spells > 0:
+        # "costing 4 or less": the card's cost (stats.cost), not a price a discount lowered
         out += [Pick("capture", d) for d, _ in state.wilds
                 if _is_spell(state, d) and cost(state, d) <= FREE_SPELL_COST]
     if turn.spell_culls:
