@@ -248,9 +248,11 @@ def test_a_goblin_s_two_draws_during_an_attack_are_read_by_type() -> None:
     s = arrange(s, 1, ready=[ready_die("scavenging_goblin L1-2/2*"),
                              ready_die("assistant L1-1/2")],
                 bag={"portal": 1, "basic_quiddity": 3})
-    s = GAME.play(s, ["attack", "defend r2"])
+    before = GAME.play(s, ["attack"])
+    s = GAME.play(before, ["defend r2"])
     assert s.prompts and GAME.to_move(s) == 1
     truth = GAME.play(s, ["draw portal", "draw basic_quiddity"])
-    res = reconcile(GAME, s, _seen(GAME.expected_view(truth)))
-    assert isinstance(res, Accepted), res
-    assert GAME.play(s, [a.to_str() for a in res.actions]) == truth
+    for start in (s, before):  # the draws alone, and the defender that fell with them
+        res = reconcile(GAME, start, _seen(GAME.expected_view(truth)))
+        assert isinstance(res, Accepted), res
+        assert GAME.play(start, [a.to_str() for a in res.actions]) == truth
