@@ -7,7 +7,10 @@ Area) then ``cull``/``recall``/``done``; the draw and roll as chance outcomes, o
 time (``draw DIE``: its share of the hidden bag; ``roll DIE FACE``: its faces' share);
 immediate effects, readying and summoning (phase 2, in any order, more draws and rolls as
 they come); ``attack`` (phase 3: each defending player's ``defend rN`` in turn and their
-reaction spells); ``capture`` (phase 4) and ``end`` (phase 5).
+reaction spells); ``capture`` (phase 4) and ``end`` (phase 5). A card's effect that happens
+outside that order (a Mighty Scavenging Goblin's draws during an attack, a set-aside Mighty
+Ghostly Spirit's roll, a Ghostly Spirit's return, a Strong Primordial Ooze's copy) is a
+prompt (state.Prompt, prompts.py): its player resolves it before any other action.
 """
 
 from __future__ import annotations
