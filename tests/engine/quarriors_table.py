@@ -70,23 +70,26 @@ def _dice(items: Iterable[str]) -> list[tuple[str, str]]:
     return out
 
 
-def ready_die(text: str, attached: Iterable[tuple[int, str]] = ()) -> ReadyDie:
+def ready_die(text: str, attached: Iterable[tuple[int, str]] = (),
+              copy: tuple[str, str] | None = None) -> ReadyDie:
     (die, face), = _dice([text])
     att = tuple(sorted((owner, *_dice([t])[0]) for owner, t in attached))
-    return ReadyDie(die, face, att)
+    return ReadyDie(die, face, att, copy=copy)
 
 
 def arrange(state: QuarriorsState, player: int, *, bag: Mapping[str, int] | None = None,
             used: Mapping[str, int] | None = None, active: Iterable[str] = (),
-            spent: Iterable[str] = (), ready: Iterable[ReadyDie] = ()) -> QuarriorsState:
+            spent: Iterable[str] = (), ready: Iterable[ReadyDie] = (),
+            aside: Mapping[str, int] | None = None) -> QuarriorsState:
     """Player ``player``'s zones exactly as given; their old dice go back to the box, the
     new ones come from the box (or, if it has none left, the Wilds)."""
     ready = tuple(ready)
-    for die in {*dict(bag or {}), *dict(used or {}), *(t.split()[0] for t in (*active, *spent)),
+    for die in {*dict(bag or {}), *dict(used or {}), *dict(aside or {}),
+                *(t.split()[0] for t in (*active, *spent)),
                 *(r.die for r in ready), *(d for r in ready for _, d, _ in r.attached)}:
         state = _ensure_card(state, die)
     old = state.seats[player]
-    pool = dict(st.counts([*state.box, *old.bag, *old.used,
+    pool = dict(st.counts([*state.box, *old.bag, *old.used, *old.aside,
                            *((d, 1) for d, _ in old.active), *((d, 1) for d, _ in old.spent),
                            *((r.die, 1) for r in old.ready),
                            *((d, 1) for r in old.ready for _, d, _ in r.attached)]))
@@ -94,8 +97,8 @@ def arrange(state: QuarriorsState, player: int, *, bag: Mapping[str, int] | None
     ready_t = tuple(sorted(ready))
     seat = Seat(st.counts((bag or {}).items()), st.counts((used or {}).items()),
                 tuple(sorted(_dice(active))), tuple(sorted(_dice(spent))), ready_t,
-                old.glory, old.breakdown)
-    wanted = st.counts([*seat.bag, *seat.used, *((d, 1) for d, _ in seat.active),
+                old.glory, old.breakdown, st.counts((aside or {}).items()))
+    wanted = st.counts([*seat.bag, *seat.used, *seat.aside, *((d, 1) for d, _ in seat.active),
                         *((d, 1) for d, _ in seat.spent), *((r.die, 1) for r in ready_t),
                         *((d, 1) for r in ready_t for _, d, _ in r.attached)])
     for die, n in wanted:
@@ -115,7 +118,7 @@ def at(state: QuarriorsState, phase: str = "main", player: int | None = None,
     turn values (quiddity=3...)."""
     base = Turn(defense_bonus=(0,) * state.players)
     return replace(state, phase=phase, current=state.current if player is None else player,
-                   turn=replace(base, **turn), attack=None)
+                   turn=replace(base, **turn), attack=None, prompts=())
 
 
 def play(state: QuarriorsState, *texts: str) -> QuarriorsState:

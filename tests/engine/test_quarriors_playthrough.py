@@ -7,8 +7,8 @@ written out with its events; regenerate the transcript on purpose with
 
 Where the example names something the base set lacks, the script says what stands in: the
 Heavenly Seraph Quinn captures for 7 (not a base-set card) is a Questing Wizard (cost 7); the
-Ghostly Spirit die he rolls belongs to the Strong Ghostly Spirit card (the plain Ghostly
-Spirit is not played yet; he does not summon it either way)."""
+Ghostly Spirit die he rolls belongs to the Strong Ghostly Spirit card (Monique's attack needs
+that card; he does not summon it either way)."""
 
 from __future__ import annotations
 

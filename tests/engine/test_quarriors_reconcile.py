@@ -236,3 +236,23 @@ def test_two_moves_read_together_need_no_unseen_one_between() -> None:
     heap = f"used:{state.current}"
     res = reconcile(GAME, state, _unread_wilds(GAME.expected_view(truth), heap, False))
     assert _likeliest(res) == moves[-2:], res
+
+
+def test_a_goblin_s_two_draws_during_an_attack_are_read_by_type() -> None:
+    """Mighty Scavenging Goblin: "when destroyed, draw 2 dice into your Active Pool": the two
+    dice lie unrolled in the defender's Active Pool (seen by type), read as one run."""
+    from quarriors_table import arrange, at, ready_die, table
+
+    s = table("Mighty Scavenging Goblin")
+    s = arrange(at(s), 0, ready=[ready_die("witching_hag L2-4/5")])
+    s = arrange(s, 1, ready=[ready_die("scavenging_goblin L1-2/2*"),
+                             ready_die("assistant L1-1/2")],
+                bag={"portal": 1, "basic_quiddity": 3})
+    before = GAME.play(s, ["attack"])
+    s = GAME.play(before, ["defend r2"])
+    assert s.prompts and GAME.to_move(s) == 1
+    truth = GAME.play(s, ["draw portal", "draw basic_quiddity"])
+    for start in (s, before):  # the draws alone, and the defender that fell with them
+        res = reconcile(GAME, start, _seen(GAME.expected_view(truth)))
+        assert isinstance(res, Accepted), res
+        assert GAME.play(start, [a.to_str() for a in res.actions]) == truth

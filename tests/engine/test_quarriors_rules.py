@@ -40,7 +40,6 @@ def test_setup() -> None:
     (["Quake Dragon", "Mighty Quake Dragon"], "repeats the class Quake Dragon"),
     (["Heavenly Seraph"], "not a creature or spell card of the base set"),
     (["Assistant"], "not a creature or spell card of the base set"),
-    (["Ghostly Spirit"], "not implemented yet"),
 ])
 def test_entered_cards_are_checked(cards: list[str], message: str) -> None:
     """The players may enter the cards their table shows; the engine checks them."""
@@ -226,7 +225,7 @@ def test_seeded_playouts_keep_every_die_in_one_place(players: int) -> None:
             s = match.state
             assert s.total_dice() == 130
             for seat in s.seats:
-                assert all(n > 0 for _, n in (*seat.bag, *seat.used))
+                assert all(n > 0 for _, n in (*seat.bag, *seat.used, *seat.aside))
             assert all(n > 0 for _, n in (*s.wilds, *s.box))
             outcomes = GAME.chance_outcomes(s)
             if outcomes:

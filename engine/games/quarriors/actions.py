@@ -5,9 +5,12 @@ Chance (the camera sees the outcome): ``draw DIE`` (one die out of the hidden ba
 ``done``, ``spend DIE FACE``, ``use DIE FACE`` (a Questing Wizard's Q2* face), ``reroll DIE
 FACE [and DIE FACE]``, ``ready DIE FACE [reroll DIE FACE and DIE FACE]``, ``summon DIE
 FACE``, ``cast DIE FACE [on P2 r1, P3 r2]``, ``attach DIE FACE to P1 r2``, ``attack``,
-``defend r2``, ``capture DIE``, ``retire DIE FACE``, ``end``. ``rN`` is the N-th die of that
-player's Ready Area in its sorted order (state.ReadyDie). Faces are written as one word
-(``L1-2/2*``).
+``defend r2``, ``capture DIE``, ``retire DIE FACE``, ``end``; the cards' own: ``cast DIE
+FACE turning r1 FACE, r2 FACE`` (Shaping Charm), ``trade DIE for DIE of P2`` (Deathdealer),
+``cull DIE [FACE] from active|ready`` (Strong Questing Wizard), ``cull DIE for DIE``
+(Shaping Incantation), ``return DIE FACE`` and ``decline`` (Ghostly Spirit), ``copy rN as P2
+rM`` (Strong Primordial Ooze). ``rN`` is the N-th die of that player's Ready Area in its
+sorted order (state.ReadyDie). Faces are written as one word (``L1-2/2*``).
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class Word(Decision):
 
 
 SCORE, DONE, ATTACK, END = Word("score"), Word("done"), Word("attack"), Word("end")
+DECLINE = Word("decline")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,8 @@ class Cast(Decision):
     face: str
     targets: tuple[Target, ...] = ()
     attach: bool = False
+    turns: tuple[tuple[int, str], ...] = ()
+    """Shaping Charm: (index in the caster's Ready Area, the face it is turned to)"""
 
     def to_str(self) -> str:
         if self.attach:
@@ -113,7 +119,71 @@ class Cast(Decision):
         text = f"cast {_df((self.die, self.face))}"
         if self.targets:
             text += " on " + ", ".join(_target(t) for t in self.targets)
+        if self.turns:
+            text += " turning " + ", ".join(f"r{i + 1} {token(f)}" for i, f in self.turns)
         return text
+
+
+@dataclass(frozen=True, slots=True)
+class Trade(Decision):
+    """Deathdealer: the scored die ``give`` from the Used Pile for one die ``take`` of player
+    ``player``'s Used Pile (``trade deathdealer for assistant of P2``)."""
+
+    give: str
+    take: str
+    player: int
+
+    def to_str(self) -> str:
+        return f"trade {self.give} for {self.take} of P{self.player + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class CullFrom(Decision):
+    """Strong Questing Wizard: a Spell die culled from the Active Pool or the Ready Area
+    (``zone``), for 1 glory (face "": a die not yet rolled)."""
+
+    zone: str
+    die: str
+    face: str
+
+    def to_str(self) -> str:
+        shown = f"{self.die} {token(self.face)}" if self.face else self.die
+        return f"cull {shown} from {self.zone}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reshape(Decision):
+    """Shaping Incantation: ``cull`` culled from the Used Pile to capture ``capture``."""
+
+    cull: str
+    capture: str
+
+    def to_str(self) -> str:
+        return f"cull {self.cull} for {self.capture}"
+
+
+@dataclass(frozen=True, slots=True)
+class Save(Decision):
+    """Ghostly Spirit: a Basic Quiddity die of the Used Pile culled to return the destroyed
+    die (showing ``face``) to the Ready Area."""
+
+    die: str
+    face: str
+
+    def to_str(self) -> str:
+        return f"return {_df((self.die, self.face))}"
+
+
+@dataclass(frozen=True, slots=True)
+class Copy(Decision):
+    """Strong Primordial Ooze: the ooze at ``index`` of its owner's Ready Area copies the
+    creature ``target``."""
+
+    index: int
+    target: Target
+
+    def to_str(self) -> str:
+        return f"copy r{self.index + 1} as {_target(self.target)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +196,15 @@ class Defend(Decision):
         return f"defend r{self.index + 1}"
 
 
-QuarriorsAction = Draw | Roll | Word | Pick | Use | Cast | Defend
+QuarriorsAction = Draw | Roll | Word | Pick | Use | Cast | Defend | Trade | CullFrom | Reshape \
+    | Save | Copy
 
 _USAGE = ("expected 'draw DIE', 'roll DIE FACE', 'score', 'done', 'attack', 'end', "
           "'cull|recall|capture DIE', 'spend|summon|retire DIE FACE', 'reroll DIE FACE [and "
           "DIE FACE]', 'ready DIE FACE [reroll DIE FACE and DIE FACE]', 'cast DIE FACE [on P2 "
-          "r1, ...]', 'attach DIE FACE to P1 r2' or 'defend r2'")
+          "r1, ...]', 'cast DIE FACE turning r1 FACE, ...', 'attach DIE FACE to P1 r2', "
+          "'defend r2', 'trade DIE for DIE of P2', 'cull DIE [FACE] from active|ready', 'cull "
+          "DIE for DIE', 'return DIE FACE', 'decline' or 'copy r1 as P2 r1'")
 
 
 def _bad(text: str, why: str = "") -> InvalidActionError:
@@ -175,8 +248,22 @@ def parse(text: str) -> QuarriorsAction:
     if not words:
         raise _bad(text)
     verb, rest = words[0], words[1:]
-    if verb in ("score", "done", "attack", "end") and not rest:
+    if verb in ("score", "done", "attack", "end", "decline") and not rest:
         return Word(verb)
+    if verb == "cull" and len(rest) == 3 and rest[1] == "for":
+        return Reshape(_die(text, rest[0]), _die(text, rest[2]))
+    if verb == "cull" and len(rest) in (3, 4) and rest[-2] == "from" \
+            and rest[-1] in ("active", "ready"):
+        if len(rest) == 3:
+            return CullFrom(rest[-1], _die(text, rest[0]), "")
+        return CullFrom(rest[-1], *_die_face(text, rest[:2]))
+    if verb == "trade" and len(rest) == 5 and rest[1] == "for" and rest[3] == "of":
+        return Trade(_die(text, rest[0]), _die(text, rest[2]),
+                     _player_target(text, [rest[4], "r1"])[0])
+    if verb == "return":
+        return Save(*_die_face(text, rest))
+    if verb == "copy" and len(rest) == 4 and rest[1] == "as":
+        return Copy(_index(text, rest[0]), _player_target(text, rest[2:]))
     if verb in ("draw", "cull", "recall", "capture") and len(rest) == 1:
         key = _die(text, rest[0])
         return Draw(key) if verb == "draw" else Pick(verb, key)
@@ -198,12 +285,20 @@ def parse(text: str) -> QuarriorsAction:
                 also = also[1:]
         return Use(verb, *_die_face(text, head), tuple(others))
     if verb == "cast":
+        turns: tuple[tuple[int, str], ...] = ()
+        if "turning" in rest:
+            i = rest.index("turning")
+            parts = [p.split() for p in " ".join(rest[i + 1:]).split(",")]
+            if any(len(p) != 2 for p in parts):
+                raise _bad(text, "turning is 'r1 FACE, r2 FACE'")
+            turns = tuple((_index(text, p[0]), label_of(p[1])) for p in parts)
+            rest = rest[:i]
         if "on" in rest:
             i = rest.index("on")
-            parts = " ".join(rest[i + 1:]).split(",")
-            targets = tuple(_player_target(text, p.split()) for p in parts)
-            return Cast(*_die_face(text, rest[:i]), targets)
-        return Cast(*_die_face(text, rest))
+            parts_on = " ".join(rest[i + 1:]).split(",")
+            targets = tuple(_player_target(text, p.split()) for p in parts_on)
+            return Cast(*_die_face(text, rest[:i]), targets, turns=turns)
+        return Cast(*_die_face(text, rest), turns=turns)
     if verb == "attach" and "to" in rest:
         i = rest.index("to")
         return Cast(*_die_face(text, rest[:i]), (_player_target(text, rest[i + 1:]),), True)

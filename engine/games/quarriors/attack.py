@@ -22,7 +22,7 @@ from engine.games.quarriors.stats import (
     attack_total,
     creatures,
     defense,
-    face,
+    level,
     named,
 )
 
@@ -39,7 +39,7 @@ def declare(state: QuarriorsState, events: Events) -> QuarriorsState:
         for p in _clockwise(state):
             while state.phase != "over":
                 ones = [i for i in creatures(state, p)
-                        if face(state.seats[p].ready[i]).level == 1]
+                        if level(state, state.seats[p].ready[i]) == 1]
                 if not ones:
                     break
                 state = destroy(state, p, ones[0], me, events)

@@ -1,10 +1,12 @@
 """The 53 Quarriors cards (data/base.json) and which of them the engine plays.
 
-Every card's effect is code in ``effects.py``, ``attack.py`` and ``turn.py``, each branch
-quoting the card text it follows. A card the engine does not play yet is listed in
-``NOT_IMPLEMENTED`` with the reason: the random setup never deals it, and a setup the players
-enter with it is refused with that reason (playing it without its effect would score a
-different game than the one on the table).
+Every card's effect is code in ``stats.py`` (attack, defense, glory, what a Strong
+Primordial Ooze copies), ``attack.py``, ``moves.py`` (what fires when a creature is
+destroyed), ``prompts.py`` (effects resolved out of the turn's order), ``scoring.py`` (phase
+1), ``spells.py`` and ``turn.py``, each branch quoting the card text it follows. A card the
+engine does not play yet is listed in ``NOT_IMPLEMENTED`` with the reason: the random setup
+never deals it, and a setup the players enter with it is refused with that reason (playing
+it without its effect would score a different game than the one on the table).
 """
 
 from __future__ import annotations
@@ -54,29 +56,10 @@ BASIC_DIE_CARD = {ASSISTANT: "Assistant", BASIC_QUIDDITY: "Basic Quiddity", PORT
 CREATURE_CLASSES = 7
 SPELL_CLASSES = 3
 
-NOT_IMPLEMENTED: dict[str, str] = {
-    "Deathdealer": "its swap with a die of another player's Used Pile when it scores is not "
-                   "modelled yet",
-    "Strong Devotee of the Holy Query": "capturing a Spell die into the bag when it scores is "
-                                        "not modelled yet",
-    "Mighty Devotee of the Holy Query": "ignoring attached spells and untargetability are "
-                                        "not modelled yet",
-    "Ghostly Spirit": "culling a Basic Quiddity die to return it when destroyed is not "
-                      "modelled yet",
-    "Mighty Ghostly Spirit": "the die set aside until you destroy a creature is not "
-                             "modelled yet",
-    "Primordial Ooze": "its stats and destruction from the Basic Quiddity dice in play are "
-                       "not modelled yet",
-    "Strong Primordial Ooze": "copying an opponent's creature is not modelled yet",
-    "Strong Questing Wizard": "culling Spell dice for glory when it scores is not modelled "
-                              "yet",
-    "Mighty Scavenging Goblin": "drawing dice during an opponent's attack is not modelled "
-                                "yet",
-    "Shaping Charm": "which face a creature turns to when two faces have the next level is "
-                     "not settled",
-    "Shaping Incantation": "the cull-and-capture when the creature scores is not modelled "
-                           "yet",
-}
+NOT_IMPLEMENTED: dict[str, str] = {}
+"""Cards the engine does not play yet, each with the reason (none: all 53 are played). The
+mechanism stays: a card listed here is never dealt, and a table entered with it is refused
+with its reason."""
 
 
 def card(name: str) -> Card:

@@ -7,7 +7,10 @@ Area) then ``cull``/``recall``/``done``; the draw and roll as chance outcomes, o
 time (``draw DIE``: its share of the hidden bag; ``roll DIE FACE``: its faces' share);
 immediate effects, readying and summoning (phase 2, in any order, more draws and rolls as
 they come); ``attack`` (phase 3: each defending player's ``defend rN`` in turn and their
-reaction spells); ``capture`` (phase 4) and ``end`` (phase 5).
+reaction spells); ``capture`` (phase 4) and ``end`` (phase 5). A card's effect that happens
+outside that order (a Mighty Scavenging Goblin's draws during an attack, a set-aside Mighty
+Ghostly Spirit's roll, a Ghostly Spirit's return, a Strong Primordial Ooze's copy) is a
+prompt (state.Prompt, prompts.py): its player resolves it before any other action.
 """
 
 from __future__ import annotations
@@ -19,7 +22,20 @@ from typing import Any
 from engine.core import Candidate, Event, Game, Outcome, Score, options_tuple
 from engine.errors import IllegalActionError, InvalidStateError
 from engine.games.quarriors import state as st
-from engine.games.quarriors.actions import Cast, Defend, Draw, Pick, QuarriorsAction, Roll, Use
+from engine.games.quarriors.actions import (
+    Cast,
+    Copy,
+    CullFrom,
+    Defend,
+    Draw,
+    Pick,
+    QuarriorsAction,
+    Reshape,
+    Roll,
+    Save,
+    Trade,
+    Use,
+)
 from engine.games.quarriors.actions import Word as WordAction
 from engine.games.quarriors.actions import parse as parse_text
 from engine.games.quarriors.dice import DICE
@@ -128,6 +144,8 @@ class Quarriors(Game[QuarriorsState, QuarriorsAction]):
     def to_move(self, state: QuarriorsState) -> int | None:
         if state.phase == "over":
             return None
+        if state.prompts:
+            return state.prompts[0].player  # a card's effect for that player (prompts.py)
         if state.phase == "attack" and state.attack is not None:
             return state.attack.defender
         return state.current
@@ -188,7 +206,7 @@ class Quarriors(Game[QuarriorsState, QuarriorsAction]):
 
 def _fouls(state: QuarriorsState) -> list[QuarriorsAction]:
     """See Quarriors.candidates."""
-    if chance(state) or state.phase not in ("main", "capture"):
+    if chance(state) or state.prompts or state.phase not in ("main", "capture"):
         return []
     out: list[QuarriorsAction] = []
     turn = state.turn
@@ -208,6 +226,8 @@ def _rule_for(state: QuarriorsState, action: QuarriorsAction) -> str:
     """The rule an illegal action breaks, for the phone's message."""
     if state.phase == "over":
         return "game_over"
+    if state.prompts:
+        return "card_effect"
     if chance(state) and not isinstance(action, Draw | Roll):
         return "draw"
     if isinstance(action, Draw | Roll):
@@ -230,12 +250,17 @@ def _rule_for(state: QuarriorsState, action: QuarriorsAction) -> str:
         if action.attach:
             return "no_attach_phase1" if state.phase == "cull" else "attach"
         return "reaction" if state.phase == "attack" else "cast_phase"
+    if isinstance(action, Trade | CullFrom | Reshape | Save | Copy):
+        return "card_effect"
     return "phases"
 
 
 def _moment(state: QuarriorsState) -> str:
     if state.phase == "over":
         return "the match is over"
+    if state.prompts:
+        p = state.prompts[0]
+        return f"P{p.player + 1} resolves a card's effect ({p.kind})"
     if chance(state):
         return f"P{state.current + 1} draws and rolls"
     if state.phase == "attack" and state.attack is not None:

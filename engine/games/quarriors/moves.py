@@ -1,5 +1,7 @@
 """The dice moving between zones, as pure helpers over QuarriorsState: drawing with the refill,
-destroying a creature (where it goes, and what fires), scoring glory and the end checks."""
+destroying a creature (where it goes, and what fires), entering a Ready Area, the card
+effects queued as prompts (state.Prompt, resolved in prompts.py), scoring glory and the end
+checks."""
 
 from __future__ import annotations
 
@@ -8,10 +10,13 @@ from dataclasses import replace
 from engine.core import Event
 from engine.games.quarriors import state as st
 from engine.games.quarriors.cards import CARDS
-from engine.games.quarriors.dice import UNROLLED
+from engine.games.quarriors.dice import BASIC_QUIDDITY, UNROLLED
 from engine.games.quarriors.rules import GLORY_GOALS
-from engine.games.quarriors.state import QuarriorsState, ReadyDie, Seat
-from engine.games.quarriors.stats import card_of, is_creature, named
+from engine.games.quarriors.state import Prompt, QuarriorsState, ReadyDie, Seat
+from engine.games.quarriors.stats import card_of, creatures, identity, is_creature, named
+
+Target = tuple[int, int]
+"""(player, index in that player's Ready Area)"""
 
 Events = list[Event]
 
@@ -47,7 +52,7 @@ def gain_glory(state: QuarriorsState, player: int, parts: list[tuple[str, int]],
         events.append(Event("win", f"P{player + 1} reaches {seat.glory} glory (goal {goal})",
                             player))
         return replace(state, phase="over", winners=(player,),
-                       reason=f"reached the glory goal of {goal}", attack=None)
+                       reason=f"reached the glory goal of {goal}", attack=None, prompts=())
     return state
 
 
@@ -70,36 +75,102 @@ def remove_ready(state: QuarriorsState, player: int, index: int) -> QuarriorsSta
 
 
 def put_ready(state: QuarriorsState, player: int, rd: ReadyDie) -> QuarriorsState:
+    """A die enters a Ready Area. A Strong Primordial Ooze entering with nothing copied is
+    prompted to copy (the Card Reference's note: "When the ooze enters the Ready area (by any
+    means) - you must copy a creature in an opponents' area, if able")."""
     seat = state.seats[player]
-    return state.seat(player, replace(seat, ready=tuple(sorted((*seat.ready, rd)))))
+    state = state.seat(player, replace(seat, ready=tuple(sorted((*seat.ready, rd)))))
+    if rd.copy is None and is_creature(rd) \
+            and card_of(state, rd.die).name == "Strong Primordial Ooze" \
+            and copy_targets(state, player):
+        state = prompt(state, Prompt("copy", player, die=rd.die, face=rd.face))
+    return state
+
+
+def prompt(state: QuarriorsState, p: Prompt) -> QuarriorsState:
+    """A card effect to resolve before any other action (state.Prompt)."""
+    if state.phase == "over":
+        return state
+    return replace(state, prompts=(*state.prompts, p))
+
+
+def copy_targets(state: QuarriorsState, player: int) -> list[tuple[Target, tuple[str, str]]]:
+    """What a Strong Primordial Ooze of ``player`` may copy: each opponent's creature, as it
+    plays (a copying ooze gives what it copies: the Card Reference's note "An ooze can copy an
+    ooze that copied another creature (and thus becomes that originally copied creature)"),
+    one target per distinct creature."""
+    out: list[tuple[Target, tuple[str, str]]] = []
+    seen: set[tuple[str, str]] = set()
+    for p in range(state.players):
+        if p == player:
+            continue
+        for i in creatures(state, p):
+            c, f = identity(state, state.seats[p].ready[i])
+            if (c.name, f.label) not in seen:
+                seen.add((c.name, f.label))
+                out.append(((p, i), (c.name, f.label)))
+    return out
+
+
+def _goes(state: QuarriorsState, player: int, name: str) -> str:
+    """Where a destroyed creature goes. Strong Ghostly Spirit: "when destroyed, put it in your
+    Active Pool"; Mighty Ghostly Spirit: "when destroyed, set it aside until you destroy any
+    creature"; Life Charm: "for the rest of the turn your destroyed creatures go to your
+    Active Pool instead of the Used Pile" (so it changes only a move to the Used Pile, not the
+    Mighty Ghostly Spirit's setting aside); else the Used Pile."""
+    if name == "Mighty Ghostly Spirit":
+        return "aside"
+    if name == "Strong Ghostly Spirit" or player in state.turn.life_charm:
+        return "active"
+    return "used"
 
 
 def destroy(state: QuarriorsState, player: int, index: int, by: int | None,
             events: Events) -> QuarriorsState:
     """A creature destroyed (``by``: the player whose attack, spell or ability did it).
 
-    Where it goes: Strong Ghostly Spirit: "when destroyed, put it in your Active Pool"; Life
-    Charm: "for the rest of the turn your destroyed creatures go to your Active Pool instead of
-    the Used Pile"; else the Used Pile. What fires for the destroyer: Witching Hag, Strong
-    Deathdealer."""
+    Where it goes: ``_goes``. What fires for its owner: Ghostly Spirit, Mighty Scavenging
+    Goblin (a prompt each); for the destroyer: Witching Hag, Strong Deathdealer, and their
+    set-aside Mighty Ghostly Spirits. A Strong Primordial Ooze does what the creature it
+    copies does (stats.identity), and forgets its copy once it leaves the Ready Area."""
     rd = state.seats[player].ready[index]
-    name = card_of(state, rd.die).name
+    c, f = identity(state, rd)
+    name = c.name
     state = remove_ready(state, player, index)
-    to_active = name == "Strong Ghostly Spirit" or player in state.turn.life_charm
+    zone = _goes(state, player, name)
     seat = state.seats[player]
-    if to_active:
+    if zone == "active":
         state = state.seat(player, replace(seat, active=st.dice_add(seat.active,
                                                                     (rd.die, rd.face))))
+    elif zone == "aside":
+        state = state.seat(player, replace(seat, aside=st.add(seat.aside, rd.die)))
     else:
         state = to_used(state, player, [rd.die])
-    where = "Active Pool" if to_active else "Used Pile"
+    where = {"active": "goes to the Active Pool", "used": "goes to the Used Pile",
+             "aside": "is set aside"}[zone]
     events.append(Event("destroyed", f"P{player + 1}'s {name} ({rd.face}) is destroyed and "
-                        f"goes to the {where}", player))
+                        f"{where}", player))
     if state.attack is not None and state.attack.defender == player:
-        state = replace(state, attack=replace(state.attack,
-                                              last=(rd.die, rd.face, "active" if to_active
-                                                    else "used")))
-    if by is None or by == player:
+        state = replace(state, attack=replace(state.attack, last=(rd.die, rd.face, zone)))
+    if name == "Ghostly Spirit" and st.count(state.seats[player].used, BASIC_QUIDDITY):
+        # Ghostly Spirit: "when destroyed you may cull 1 Basic Quiddity die to return it to
+        # your Ready Area for free (same level)"
+        state = prompt(state, Prompt("ghost", player, die=rd.die, face=rd.face, zone=zone))
+    if name == "Mighty Scavenging Goblin" and f.burst >= 1:
+        # Mighty Scavenging Goblin (*): "when destroyed, draw 2 dice into your Active Pool"
+        state = prompt(state, Prompt("draw", player, n=2))
+    if by is None:
+        return state
+    waiting = st.size(state.seats[by].aside) - sum(
+        p.n for p in state.prompts if p.kind == "roll" and p.player == by) - (
+        1 if zone == "aside" and player == by else 0)
+    if waiting > 0:
+        # Mighty Ghostly Spirit: "set it aside until you destroy any creature, then roll it":
+        # any creature its owner destroys, their own too ("any"; Witching Hag and Strong
+        # Deathdealer below count only the others' creatures), not the destruction that set
+        # it aside (it was not aside yet)
+        state = prompt(state, Prompt("roll", by, n=waiting))
+    if by == player:
         return state
     hags = named(state, by, "Witching Hag")
     if hags and by == state.current:
@@ -125,9 +196,23 @@ def empty_creature_cards(state: QuarriorsState) -> int:
                and st.count(state.wilds, CARDS[c].die) == 0)
 
 
+def empty_end(state: QuarriorsState, events: Events) -> QuarriorsState:
+    """RULES empty_cards, tie: the highest glory, then most dice in the Ready Area."""
+    best = max(s.glory for s in state.seats)
+    top = [p for p, s in enumerate(state.seats) if s.glory == best]
+    most = max(len(state.seats[p].ready) for p in top)
+    winners = tuple(p for p in top if len(state.seats[p].ready) == most)
+    events.append(Event("end_game", "four Creature cards are empty: the game ends"))
+    reason = "four empty Creature cards: highest glory"
+    if len(top) > 1:
+        reason += ", then most dice in the Ready Area" + (", shared" if len(winners) > 1 else "")
+    return replace(state, phase="over", winners=winners, reason=reason, prompts=())
+
+
 def start_turn(state: QuarriorsState, player: int, events: Events) -> QuarriorsState:
     """A new turn: RULES score if the player has creatures, else straight to the draw."""
-    clean = tuple(replace(s, ready=tuple(sorted(replace(r, zeroed=False, damaged=False)
+    clean = tuple(replace(s, ready=tuple(sorted(replace(r, zeroed=False, damaged=False,
+                                                        recopied=False)
                                                 for r in s.ready)))
                   for s in state.seats)
     turn = st.Turn(captures=2 if state.option("advanced_capture") else 1,

@@ -6,7 +6,9 @@ outcomes is read from the dice that appeared: each new die's type is drawn, then
 unrolled die rolls to the face read on it (RULES draw: "draw out 6 dice and add them to your
 Active Pool. Now roll all the dice in your Active Pool"). The runs offered are the
 likeliest reading and, for each new die, its next likeliest type or face in its place, so
-that a doubtful die is weighed, and reconcile asks when two are close.
+that a doubtful die is weighed, and reconcile asks when two are close. A card's draws into
+another player's Active Pool (a prompt: Mighty Scavenging Goblin) are read the same way, by
+type only: those dice are not rolled until that player's turn.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ def _drawable(state: QuarriorsState) -> int:
 def observed_draw(state: QuarriorsState, observation: Observation
                   ) -> list[tuple[QuarriorsAction, ...]]:
     """The runs of draws and rolls the Active Pool's new dice show (module docstring)."""
+    if state.prompts:
+        return _prompt_draws(state, observation)
     if state.phase != "main":
         return []
     seat = state.me
@@ -136,3 +140,41 @@ def _run(state: QuarriorsState, dice: list[DieFace]) -> tuple[QuarriorsAction, .
         now = play(now, Roll(rolling, face))[0]
         rolling = next_unrolled(now)
     return tuple(actions)
+
+
+def _prompt_draws(state: QuarriorsState, observation: Observation
+                  ) -> list[tuple[QuarriorsAction, ...]]:
+    """A card's draws into a player's Active Pool out of their turn (Mighty Scavenging
+    Goblin: "draw 2 dice into your Active Pool"): the dice lie there unrolled, read by type
+    (view.py); the dice already there take the readings that fit them best."""
+    p = state.prompts[0]
+    if p.kind != "draw":
+        return []
+    seat = state.seats[p.player]
+    zone = f"active:{p.player}"
+    left = sorted((o for o in observation.objects if o.kind == "die" and o.zone == zone),
+                  key=lambda o: -o.confidence)
+    for die, _ in seat.active:
+        if not left:
+            break
+        fits = [float(dict(o.dist("type") or ()).get(DICE[die].view_type, 0.0)) for o in left]
+        left.pop(max(range(len(left)), key=fits.__getitem__))
+    allowed = {d for d, _ in seat.bag} | {d for d, _ in seat.used}
+    places = [[df[0] for _, df in _choices(o, allowed)] for o in left[:p.n]]
+    places = [list(dict.fromkeys(pl)) for pl in places if pl]
+    best = [pl[0] for pl in places]
+    runs = [best] + [best[:i] + [pl[1]] + best[i + 1:] for i, pl in enumerate(places)
+                     if len(pl) > 1][:MAX_RUNS - 1]
+    out: list[tuple[QuarriorsAction, ...]] = []
+    for run in runs:
+        actions: list[QuarriorsAction] = []
+        now = state
+        for die in run:
+            if not now.prompts or now.prompts[0].kind != "draw" \
+                    or st.count(now.seats[p.player].bag, die) == 0:
+                break
+            actions.append(Draw(die))
+            now = play(now, Draw(die))[0]
+        if actions and tuple(actions) not in out:
+            out.append(tuple(actions))
+    return out

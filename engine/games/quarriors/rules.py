@@ -39,6 +39,15 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     _r("cull", "Each Creature that scores allows you to cull any one die from your Used Pile "
        "(including the Creature that just scored or any spells attached to it)."),
     _r("cull_used", "You may only cull dice in your Used Pile."),
+    _r("cull_return", "When you cull a die, return it to the matching Power Card in the "
+       "Wilds."),
+    _r("in_play", "Dice in your Spent Pile and Used Piles are still \"in play,\" so they can "
+       "be targeted by abilities and effects"),
+    _r("bag_not_in_play", "Dice that are not currently \"in play\" are kept in your bag."),
+    _r("return_face", "Unless the effect or ability says otherwise, the Creature always returns "
+       "to your Ready Area with the same face up as when it was destroyed."),
+    _r("destroyed_effects", "If an ability or effect occurs when a Creature is destroyed, it "
+       "still takes place, even if the Creature is saved from destruction."),
     _r("draw", "Then (without looking!) draw out 6 dice and add them to your Active Pool. Now "
        "roll all of the dice in your Active Pool."),
     _r("refill", "Then take all of the dice in your Used Pile and return them to your bag, mix "
@@ -76,6 +85,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
        "left to capture one Quarry die from the Wilds."),
     _r("capture_cost", "You must spend this amount of Quiddity to capture one matching Quarry "
        "die from this Power Card."),
+    _r("capture_more", "Note: Some Creature abilities or Spell effects allow you to capture "
+       "more than one die on your turn."),
     _r("end_move", "At the end of your turn, you must move all the dice from your Spent Pile "
        "and any dice left in your Active Pool to your Used Pile."),
     _r("end_spells", "You may also choose to move any spells from your Ready Area to your Used "

@@ -9,6 +9,7 @@ from itertools import product
 from engine.core import Event
 from engine.games.quarriors import state as st
 from engine.games.quarriors.actions import Cast, QuarriorsAction, Target
+from engine.games.quarriors.dice import DICE
 from engine.games.quarriors.moves import Events, destroy, gain_glory, put_ready, to_used
 from engine.games.quarriors.state import QuarriorsState, ReadyDie
 from engine.games.quarriors.stats import (
@@ -18,6 +19,8 @@ from engine.games.quarriors.stats import (
     defense,
     face,
     is_creature,
+    level,
+    shielded,
 )
 
 
@@ -27,7 +30,42 @@ def _spells(state: QuarriorsState, player: int) -> list[ReadyDie]:
 
 
 def _all_creatures(state: QuarriorsState) -> list[Target]:
-    return [(p, i) for p in range(state.players) for i in creatures(state, p)]
+    """Every creature the current player's spell may target (Mighty Devotee of the Holy
+    Query (*): "cannot be targeted by opposing spells": stats.shielded)."""
+    return [(p, i) for p in range(state.players) for i in creatures(state, p)
+            if not shielded(state, p, state.seats[p].ready[i], state.current)]
+
+
+def _next_faces(rd: ReadyDie) -> list[str]:
+    """Shaping Charm: the faces of the die one level up from the one it shows (the Card
+    Reference's note: "a die currently has a 1 then you can rotate it to any face with a 2";
+    its die's own faces: a Strong Primordial Ooze's die has no level 3)."""
+    up = face(rd).level + 1
+    return list(dict.fromkeys(f.label for f in DICE[rd.die].faces
+                              if f.kind == "creature" and f.level == up))
+
+
+def _shaping_charm(state: QuarriorsState, rd: ReadyDie) -> list[QuarriorsAction]:
+    """Shaping Charm: "turn every creature in your Ready Area up one level where possible".
+    Where two faces have the next level the caster picks each creature's (one action per
+    different outcome): the card turns the caster's own dice, and the Card Reference's note
+    reads it as "you can rotate it to any face with a 2"."""
+    me = state.current
+    ready = state.seats[me].ready
+    movable = [(i, _next_faces(r)) for i, r in enumerate(ready) if is_creature(r)]
+    movable = [(i, faces) for i, faces in movable if faces]
+    out: list[QuarriorsAction] = []
+    seen: set[tuple[ReadyDie, ...]] = set()
+    for combo in product(*(faces for _, faces in movable)):
+        turns = tuple((i, f) for (i, _), f in zip(movable, combo, strict=True))
+        after = list(ready)
+        for i, f in turns:
+            after[i] = replace(after[i], face=f)
+        key = tuple(sorted(after))
+        if key not in seen:
+            seen.add(key)
+            out.append(Cast(rd.die, rd.face, turns=turns))
+    return out
 
 
 def cast_actions(state: QuarriorsState) -> list[QuarriorsAction]:
@@ -44,8 +82,8 @@ def cast_actions(state: QuarriorsState) -> list[QuarriorsAction]:
             continue  # RULES reaction: "you may not cast these spells when it is your turn"
         if c.name == "Death Spell":
             # "destroy one creature with defense 6 or less in each opponent's Ready Area"
-            per = [[(p, i) for i in creatures(state, p)
-                    if defense(state, p, state.seats[p].ready[i]) <= 6]
+            per = [[(p, i) for p2, i in _all_creatures(state)
+                    if p2 == p and defense(state, p, state.seats[p].ready[i]) <= 6]
                    for p in range(state.players) if p != me]
             per = [options for options in per if options]
             if per:
@@ -53,13 +91,15 @@ def cast_actions(state: QuarriorsState) -> list[QuarriorsAction]:
         elif c.name == "Death Incantation":
             # "destroy one creature of level 2 or less" (*), "of any level" (**)
             out += [Cast(rd.die, rd.face, (t,)) for t in _all_creatures(state)
-                    if burst >= 2 or face(state.seats[t[0]].ready[t[1]]).level <= 2]
+                    if burst >= 2 or level(state, state.seats[t[0]].ready[t[1]]) <= 2]
         elif c.name == "Shaping Spell":
             # "destroy one spell in any player's Ready Area"
             out += [Cast(rd.die, rd.face, ((p, i),)) for p in range(state.players)
                     for i, other in enumerate(state.seats[p].ready)
                     if face(other).kind == "spell" and (p != me or other is not rd
                                                          or _count(state, me, rd) > 1)]
+        elif c.name == "Shaping Charm":
+            out += _shaping_charm(state, rd)
         elif c.name == "Victory Spell":
             if state.phase == "capture":  # "after your attack"
                 out.append(Cast(rd.die, rd.face))
@@ -86,7 +126,9 @@ def reaction_actions(state: QuarriorsState, player: int) -> list[QuarriorsAction
             # "reduce one creature's attack to 0 (against all players) for the rest of the turn"
             out += [Cast(rd.die, rd.face, ((state.current, i),))
                     for i in creatures(state, state.current)
-                    if not state.seats[state.current].ready[i].zeroed]
+                    if not state.seats[state.current].ready[i].zeroed
+                    and not shielded(state, state.current, state.seats[state.current].ready[i],
+                                     player)]
         elif c.name == "Shaping Cantrip":
             # "return one of your just-destroyed creatures to your Ready Area at the same level
             # instead of the Used Pile"
@@ -104,6 +146,7 @@ def caster(state: QuarriorsState) -> int:
 def cast(state: QuarriorsState, action: Cast, events: Events) -> QuarriorsState:
     who = caster(state)
     targets = [state.seats[p].ready[i] for p, i in action.targets]
+    turned = [(state.seats[who].ready[i], f) for i, f in action.turns]
     seat = state.seats[who]
     i = next(i for i, rd in enumerate(seat.ready)
              if (rd.die, rd.face) == (action.die, action.face) and not rd.attached)
@@ -125,6 +168,12 @@ def cast(state: QuarriorsState, action: Cast, events: Events) -> QuarriorsState:
     state = state.seat(who, replace(seat, spent=st.dice_add(seat.spent,
                                                             (spell.die, spell.face))))
     events.append(Event("cast", f"P{who + 1} casts {name}", who))
+    if name == "Shaping Charm":
+        # "turn every creature in your Ready Area up one level where possible"
+        ready = list(state.seats[who].ready)
+        for rd, f in turned:
+            ready[ready.index(rd)] = replace(rd, face=f)
+        return state.seat(who, replace(state.seats[who], ready=tuple(sorted(ready))))
     return _effect(state, who, name, face(spell).burst, action.targets, targets, events)
 
 
@@ -196,6 +245,8 @@ def _effect(state: QuarriorsState, who: int, name: str, burst: int,
     seat = state.seats[who]
     if zone == "active":
         seat = replace(seat, active=st.dice_take(seat.active, (die, face_label)))
+    elif zone == "aside":
+        seat = replace(seat, aside=st.take(seat.aside, die))  # (a Mighty Ghostly Spirit)
     else:
         seat = replace(seat, used=st.take(seat.used, die))
     state = state.seat(who, seat)

@@ -66,6 +66,12 @@ class ReadyDie:
         attached: spells attached to this creature: (owner, die, face) (RULES attach).
         damaged: it took damage in the current attack (RULES damaged_once).
         zeroed: Life Incantation made its attack 0 for the rest of the turn.
+        copy: what a Strong Primordial Ooze copies: (card name, face label) of the creature
+            it copied, as that creature was then (the Card Reference's note: "If the copied
+            creature then goes away it does not impact the ooze as it remains the creature it
+            copied"); None: it copies nothing (attack 0 / defense 5).
+        recopied: its copy was changed during this player turn ("You may change the
+            Creature being copied once during each player's turn").
     """
 
     die: str
@@ -73,6 +79,8 @@ class ReadyDie:
     attached: tuple[tuple[int, str, str], ...] = ()
     damaged: bool = False
     zeroed: bool = False
+    copy: tuple[str, str] | None = None
+    recopied: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"die": self.die, "face": self.face}
@@ -82,6 +90,10 @@ class ReadyDie:
             out["damaged"] = True
         if self.zeroed:
             out["zeroed"] = True
+        if self.copy is not None:
+            out["copy"] = list(self.copy)
+        if self.recopied:
+            out["recopied"] = True
         return out
 
 
@@ -97,17 +109,21 @@ class Seat:
     glory: int = 0
     breakdown: Counts = ()
     """glory per scoring rule (``creature: Strong Witching Hag``, ``spell: Victory Cantrip``)"""
+    aside: Counts = ()
+    """dice set aside off the mat (Mighty Ghostly Spirit: "when destroyed, set it aside until
+    you destroy any creature"): still this player's, in no other zone"""
 
     def dice(self) -> int:
         return (size(self.bag) + size(self.used) + len(self.active) + len(self.spent)
-                + sum(1 + len(r.attached) for r in self.ready))
+                + sum(1 + len(r.attached) for r in self.ready) + size(self.aside))
 
     def to_dict(self) -> dict[str, Any]:
         return {"bag": dict(self.bag), "used": dict(self.used),
                 "active": [f"{d} {f}" if f else d for d, f in self.active],
                 "spent": [f"{d} {f}" for d, f in self.spent],
                 "ready": [r.to_dict() for r in self.ready],
-                "glory": self.glory, "breakdown": dict(self.breakdown)}
+                "glory": self.glory, "breakdown": dict(self.breakdown),
+                "aside": dict(self.aside)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +184,14 @@ class Turn:
     lost: tuple[int, ...] = ()
     """opponents who lost a creature to this turn's attack (Victory Spell)"""
     victory_spell: bool = False
+    trades: tuple[str, ...] = ()
+    """dice of scored Deathdealers that may still be traded (Deathdealer)"""
+    free_spells: int = 0
+    """Strong Devotee of the Holy Query (*): free Spell dice still to capture into the bag"""
+    spell_culls: bool = False
+    """Strong Questing Wizard scored: Spell dice may be culled for 1 glory each"""
+    reshapes: int = 0
+    """Shaping Incantation: culls-to-capture still allowed this phase"""
 
     def to_dict(self) -> dict[str, Any]:
         return {"quiddity": self.quiddity, "draws": self.draws, "culls": self.culls,
@@ -175,7 +199,37 @@ class Turn:
                 "captures": self.captures, "discount": self.discount,
                 "attack_bonus": self.attack_bonus, "defense_bonus": list(self.defense_bonus),
                 "life_charm": list(self.life_charm), "mighty_warrior": self.mighty_warrior,
-                "lost": list(self.lost), "victory_spell": self.victory_spell}
+                "lost": list(self.lost), "victory_spell": self.victory_spell,
+                "trades": list(self.trades), "free_spells": self.free_spells,
+                "spell_culls": self.spell_culls, "reshapes": self.reshapes}
+
+
+PROMPTS = ("draw", "roll", "ghost", "copy")
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """Something a card makes happen outside the turn's order, resolved before any other
+    action (prompts.py), for ``player`` (who need not be the current player).
+
+    kind ``draw``: ``n`` dice drawn out of the player's bag into their Active Pool (chance;
+    Mighty Scavenging Goblin); ``roll``: ``n`` of the player's set-aside dice rolled (chance;
+    Mighty Ghostly Spirit); ``ghost``: the player may cull a Basic Quiddity die to return
+    the destroyed ``die`` showing ``face`` from ``zone`` (``used`` or ``active``) to the
+    Ready Area (Ghostly Spirit); ``copy``: the player's Strong Primordial Ooze ``die`` just
+    entered the Ready Area and must copy a creature of an opponent's.
+    """
+
+    kind: str
+    player: int
+    n: int = 0
+    die: str = ""
+    face: str = ""
+    zone: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "player": self.player, "n": self.n, "die": self.die,
+                "face": self.face, "zone": self.zone}
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +245,7 @@ class QuarriorsState:
         current: whose turn it is; phase: see PHASES; turn: turns started so far.
         attack: the attack being resolved in phase 3.
         winners / reason: set when the match is over.
+        prompts: card effects waiting to be resolved before anything else (Prompt).
     """
 
     players: int
@@ -206,6 +261,7 @@ class QuarriorsState:
     attack: Attack | None = None
     winners: tuple[int, ...] = ()
     reason: str = ""
+    prompts: tuple[Prompt, ...] = ()
 
     def option(self, name: str) -> OptionValue:
         return option_of(self.options, name)
@@ -226,4 +282,5 @@ class QuarriorsState:
                 "seats": [s.to_dict() for s in self.seats], "current": self.current,
                 "phase": self.phase, "turn_no": self.turn_no, "turn": self.turn.to_dict(),
                 "attack": self.attack.to_dict() if self.attack else None,
-                "winners": list(self.winners), "reason": self.reason}
+                "winners": list(self.winners), "reason": self.reason,
+                "prompts": [p.to_dict() for p in self.prompts]}

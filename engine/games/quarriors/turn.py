@@ -10,6 +10,7 @@ from dataclasses import replace
 from itertools import combinations
 
 from engine.core import Event
+from engine.games.quarriors import prompts
 from engine.games.quarriors import state as st
 from engine.games.quarriors.actions import (
     ATTACK,
@@ -17,6 +18,7 @@ from engine.games.quarriors.actions import (
     END,
     SCORE,
     Cast,
+    Copy,
     DieFace,
     Draw,
     Pick,
@@ -32,7 +34,7 @@ from engine.games.quarriors.moves import (
     begin_draw,
     destroy,
     empty_creature_cards,
-    gain_glory,
+    empty_end,
     next_unrolled,
     put_ready,
     refill,
@@ -40,14 +42,17 @@ from engine.games.quarriors.moves import (
     start_turn,
     to_used,
 )
+from engine.games.quarriors.scoring import cull_actions, done, play_cull, score
 from engine.games.quarriors.spells import cast, cast_actions
 from engine.games.quarriors.state import QuarriorsState, ReadyDie
-from engine.games.quarriors.stats import card_of, cost, glory, is_creature, summon_cost
+from engine.games.quarriors.stats import card_of, cost, identity, is_creature, summon_cost
 
 
 def chance(state: QuarriorsState) -> list[tuple[QuarriorsAction, float]]:
     """The pending chance outcomes with their probabilities: the next die out of the bag (its
     share of the bag), else the next unrolled die of the Active Pool (its faces' share)."""
+    if state.prompts:
+        return prompts.chance(state)
     if state.phase != "main":
         return []
     if state.turn.draws > 0 and state.me.bag:
@@ -71,12 +76,15 @@ def legal(state: QuarriorsState) -> list[QuarriorsAction]:
     pending = chance(state)
     if pending:
         return [a for a, _ in pending]
+    if state.prompts:
+        return prompts.decisions(state)
     if phase == "score":
         return [SCORE]
     if phase == "cull":
-        return _cull_actions(state)
+        return cull_actions(state)
     if phase == "attack":
-        return defend_actions(state)
+        assert state.attack is not None
+        return defend_actions(state) + prompts.copy_changes(state, state.attack.defender)
     out: list[QuarriorsAction] = []
     active = list(dict.fromkeys(state.me.active))
     for df in active:
@@ -87,31 +95,12 @@ def legal(state: QuarriorsState) -> list[QuarriorsAction]:
     if phase == "main":
         out += _main_actions(state, active)
     out += cast_actions(state)
+    out += prompts.copy_changes(state, state.current)
     if phase == "main":
         out.append(ATTACK)
     else:
         out += _capture_actions(state)
         out.append(END)
-    return out
-
-
-def _cull_actions(state: QuarriorsState) -> list[QuarriorsAction]:
-    out: list[QuarriorsAction] = []
-    used = state.me.used
-    if state.turn.culls > 0:
-        if state.option("expert_culling"):
-            # RULES expert_culling: only the die that scored may be culled
-            allowed = {d for d, _ in state.turn.scored}
-            out += [Pick("cull", d) for d, _ in used if d in allowed]
-        else:
-            out += [Pick("cull", d) for d, _ in used]  # RULES cull, cull_used
-    if state.turn.recall > 0:
-        scored_hags = sum(1 for d, _ in state.turn.scored if d == "witching_hag")
-        for d, n in used:
-            creature = any(f.kind == "creature" for f in DICE[d].faces)
-            if creature and (d != "witching_hag" or n > scored_hags):
-                out.append(Pick("recall", d))
-    out.append(DONE)
     return out
 
 
@@ -159,39 +148,49 @@ def _capture_actions(state: QuarriorsState) -> list[QuarriorsAction]:
 
 # --- applying -------------------------------------------------------------------------------
 def play(state: QuarriorsState, action: QuarriorsAction) -> tuple[QuarriorsState, Events]:
+    """Apply a legal action, then the checks every state passes: the Primordial Ooze's, and
+    the prompts' (prompts.settle)."""
     events: Events = []
+    state = _play(state, action, events)
+    state = prompts.check_oozes(state, events)
+    return prompts.settle(state, events), events
+
+
+def _play(state: QuarriorsState, action: QuarriorsAction, events: Events) -> QuarriorsState:
     me = state.current
+    if state.prompts or isinstance(action, Copy):
+        return prompts.play(state, action, events)
+    if state.phase == "cull" and not isinstance(action, Word):
+        return play_cull(state, action, events)
     if isinstance(action, Draw):
         seat = state.me
         seat = replace(seat, bag=st.take(seat.bag, action.die),
                        active=st.dice_add(seat.active, (action.die, UNROLLED)))
         state = state.seat(me, seat)
         state = replace(state, turn=replace(state.turn, draws=state.turn.draws - 1))
-        return refill(state, events), events
+        return refill(state, events)
     if isinstance(action, Roll):
         seat = state.me
         active = st.dice_add(st.dice_take(seat.active, (action.die, UNROLLED)),
                              (action.die, action.face))
-        return state.seat(me, replace(seat, active=active)), events
+        return state.seat(me, replace(seat, active=active))
     if isinstance(action, Word):
-        return _word(state, action, events), events
+        return _word(state, action, events)
     if isinstance(action, Pick):
-        return _pick(state, action, events), events
+        return _pick(state, action, events)
     if isinstance(action, Use):
-        return _use(state, action, events), events
+        return _use(state, action, events)
     if isinstance(action, Cast):
-        return cast(state, action, events), events
-    return defend(state, action, events), events
+        return cast(state, action, events)
+    return defend(state, action, events)
 
 
 def _word(state: QuarriorsState, action: Word, events: Events) -> QuarriorsState:
     me = state.current
     if action == SCORE:
-        return _score(state, events)
+        return score(state, events)
     if action == DONE:
-        extra = state.turn.draws
-        return begin_draw(replace(state, turn=replace(state.turn, draws=0, culls=0, recall=0)),
-                          extra, events)
+        return begin_draw(done(state), state.turn.draws, events)
     if action == ATTACK:
         return declare(state, events)
     # RULES end_move: Spent Pile and Active Pool to the Used Pile; quiddity_lost
@@ -203,64 +202,9 @@ def _word(state: QuarriorsState, action: Word, events: Events) -> QuarriorsState
     return start_turn(state, (me + 1) % state.players, events)
 
 
-def _score(state: QuarriorsState, events: Events) -> QuarriorsState:
-    """RULES score, score_move; scoring abilities of the cards."""
-    me = state.current
-    expert = bool(state.option("expert_culling"))
-    scoring = [rd for rd in state.me.ready if is_creature(rd)]
-    turn = state.turn
-    parts: list[tuple[str, int]] = []
-    scored: list[tuple[str, int]] = []
-    for rd in scoring:
-        gained = glory(state, me, rd, len(scoring))
-        held = sum(p for _, p in gained) if expert else 0
-        scored.append((rd.die, held))
-        if not expert:
-            parts += gained
-        name = card_of(state, rd.die).name
-        f = DICE[rd.die].face(rd.face)
-        if name == "Strong Defender of the Pale":
-            # Strong Defender of the Pale: "when it scores, draw 1 extra die into your Active
-            # Pool" (*), "draw 2 extra dice" (**)
-            turn = replace(turn, draws=turn.draws + (2 if f.burst >= 2 else 1))
-        if name == "Strong Witching Hag":
-            # Strong Witching Hag: "when it scores you may move one other Creature die from
-            # your Used Pile to your Active Pool"
-            turn = replace(turn, recall=turn.recall + 1)
-        if name == "Mighty Questing Wizard":
-            # Mighty Questing Wizard: "when it scores, Quarry dice cost you 2 less this turn
-            # and you may capture 1 extra die"
-            turn = replace(turn, discount=turn.discount + 2, captures=turn.captures + 1)
-    for rd in scoring:
-        state = remove_ready(state, me, state.me.ready.index(rd))
-        state = to_used(state, me, [rd.die])
-    state = replace(state, phase="cull",
-                    turn=replace(turn, culls=len(scoring), scored=tuple(scored)))
-    return gain_glory(state, me, parts, events)
-
-
 def _pick(state: QuarriorsState, action: Pick, events: Events) -> QuarriorsState:
+    """capture (phase 4): RULES capture, capture_cost."""
     me = state.current
-    seat = state.me
-    if action.verb == "cull":
-        state = state.seat(me, replace(seat, used=st.take(seat.used, action.die)))
-        state = replace(state, wilds=st.add(state.wilds, action.die),
-                        turn=replace(state.turn, culls=state.turn.culls - 1))
-        events.append(Event("cull", f"P{me + 1} culls one {action.die} die", me))
-        if state.option("expert_culling"):
-            scored = list(state.turn.scored)
-            i = next(i for i, (d, _) in enumerate(scored) if d == action.die)
-            points = scored.pop(i)[1]
-            state = replace(state, turn=replace(state.turn, scored=tuple(scored)))
-            name = card_of(state, action.die).name
-            state = gain_glory(state, me, [(f"creature: {name}", points)], events)
-        return state
-    if action.verb == "recall":
-        seat = replace(seat, used=st.take(seat.used, action.die),
-                       active=st.dice_add(seat.active, (action.die, UNROLLED)))
-        return replace(state.seat(me, seat),
-                       turn=replace(state.turn, recall=state.turn.recall - 1))
-    # capture: RULES capture, capture_cost
     price = max(0, cost(state, action.die) - state.turn.discount)
     state = replace(state, wilds=st.take(state.wilds, action.die),
                     turn=replace(state.turn, quiddity=state.turn.quiddity - price,
@@ -268,21 +212,8 @@ def _pick(state: QuarriorsState, action: Pick, events: Events) -> QuarriorsState
     state = to_used(state, me, [action.die])
     events.append(Event("capture", f"P{me + 1} captures one {action.die} die for {price}", me))
     if empty_creature_cards(state) >= 4:
-        return _empty_end(state, events)
+        return empty_end(state, events)
     return state
-
-
-def _empty_end(state: QuarriorsState, events: Events) -> QuarriorsState:
-    """RULES empty_cards, tie: the highest glory, then most dice in the Ready Area."""
-    best = max(s.glory for s in state.seats)
-    top = [p for p, s in enumerate(state.seats) if s.glory == best]
-    most = max(len(state.seats[p].ready) for p in top)
-    winners = tuple(p for p in top if len(state.seats[p].ready) == most)
-    events.append(Event("end_game", "four Creature cards are empty: the game ends"))
-    reason = "four empty Creature cards: highest glory"
-    if len(top) > 1:
-        reason += ", then most dice in the Ready Area" + (", shared" if len(winners) > 1 else "")
-    return replace(state, phase="over", winners=winners, reason=reason)
 
 
 def _use(state: QuarriorsState, action: Use, events: Events) -> QuarriorsState:
@@ -347,8 +278,8 @@ def _use(state: QuarriorsState, action: Use, events: Events) -> QuarriorsState:
             if p == me:
                 continue
             while True:
-                hit = [i for i, rd in enumerate(state.seats[p].ready)
-                       if rd.die == "warrior_of_the_quay" and is_creature(rd)]
+                hit = [i for i, rd in enumerate(state.seats[p].ready) if is_creature(rd)
+                       and identity(state, rd)[0].cls == "Warrior of the Quay"]
                 if not hit or state.phase == "over":
                     break
                 state = destroy(state, p, hit[0], me, events)

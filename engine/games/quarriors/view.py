@@ -1,7 +1,11 @@
 """What the camera should see (zones of calibration/layouts/quarriors-*.json): the Wilds'
 dice by type; each player's Active Pool, Ready Area and Spent Pile by type and face; the Used
-Pile by type. The bags and the box are not seen; nor a die drawn and not yet rolled (it is in
-the player's hand)."""
+Pile by type. The bags and the box are not seen; nor a die the current player drew and has
+not rolled yet (it is in the player's hand); nor the dice set aside (Seat.aside: Mighty
+Ghostly Spirit's "set it aside", off the mat, which has no zone for them). A die drawn into
+another player's Active Pool (Mighty Scavenging Goblin: "draw 2 dice into your Active Pool",
+during an attack on them) lies there unrolled until their turn: seen by type, its face
+whatever it shows."""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ def expected_view(state: QuarriorsState) -> View:
             if face != UNROLLED:
                 out.append(Expected.make("die", f"active:{p}", type=DICE[die].view_type,
                                          face=face))
+            elif p != state.current:
+                out.append(Expected.make("die", f"active:{p}", type=DICE[die].view_type))
         for rd in seat.ready:
             out.append(Expected.make("die", f"ready:{p}", type=DICE[rd.die].view_type,
                                      face=rd.face))

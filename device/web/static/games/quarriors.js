@@ -58,6 +58,14 @@ function quarriorsTable(view) {
   if (turn.captures !== undefined && s.phase === "capture") info.push(`${turn.captures} capture${turn.captures === 1 ? "" : "s"} left`);
   if (goal) info.push(`goal ${goal} glory`);
   out.push(el("p", {class: "qturn", id: "q-turn"}, info.join(" · ")));
+  // a card's effect waiting for its owner before anything else (engine prompts.py)
+  const PROMPTS = {draw: "draws into the Active Pool", roll: "rolls a set-aside die",
+    ghost: "may cull a Basic Quiddity die to return the Ghostly Spirit", copy: "chooses what the Strong Primordial Ooze copies"};
+  if (s.prompts && s.prompts.length) {
+    const pr = s.prompts[0];
+    out.push(el("p", {class: "qprompt", id: "q-prompt"}, `${name(pr.player)} ${PROMPTS[pr.kind] || pr.kind}`,
+      pr.n ? ` (${pr.n} left)` : ""));
+  }
   if (s.attack) {
     const a = s.attack;
     out.push(section("Attack", el("p", {class: "qattack", id: "q-attack"},
@@ -88,11 +96,13 @@ function quarriorsTable(view) {
     zone("Ready Area", "ready", seat.ready.length ? el("span", {class: "qdice"}, ...seat.ready.map((r, i) => {
       const notes = [];
       if (r.attached) notes.push("with " + r.attached.map((a) => quarriorsDieName(a[1])).join(", "));
+      if (r.copy) notes.push(`copies ${r.copy[0]} (${r.copy[1]})`);
       if (r.damaged) notes.push("damaged");
       return quarriorsDie(`${r.die} ${r.face}`, {cls: r.damaged ? "damaged" : "", note: notes.join(", "), pick: `P${p + 1} r${i + 1}`});
     })) : el("span", {class: "none"}, "none"));
     zone("Spent Pile", "spent", quarriorsDice(seat.spent));
     zone("Used Pile", "used", quarriorsCounts(seat.used));
+    if (seat.aside && Object.keys(seat.aside).length) zone("Set aside", "aside", quarriorsCounts(seat.aside));
     const bag = Object.values(seat.bag).reduce((a, b) => a + b, 0);
     out.push(section(`${name(p)}${p === s.current && !view.outcome ? " (turn)" : ""} · ${seat.glory} glory · ${bag} in the bag`, zones));
   });
