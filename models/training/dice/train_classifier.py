@@ -20,6 +20,7 @@ import torch
 from torch.nn import functional as F
 from tqdm import tqdm
 
+from models.training.dice.cache import building
 from models.training.nets import FaceClassifier, PoolFaceClassifier
 from vision.dice.detections import FACE_SYMBOL
 
@@ -331,14 +332,17 @@ def pretrained(crops: np.ndarray, labels: np.ndarray, cache: Path, seed: int, ep
     shipped model alike; it is kept at ``cache`` (under runs/cache, whose name must say
     which data, seed and settings made it) and trained only when that file is missing.
     """
-    if cache.exists():
-        logger.info("pretrained classifier from %s", cache)
-        return torch.load(cache)
-    net = train_classifier(crops, labels, np.ones(len(crops)), epochs, seed, n_classes,
-                           width=width, arch=arch, gloss=gloss, desc="pretrain (synthetic)")
     cache.parent.mkdir(parents=True, exist_ok=True)
-    state = net.state_dict()
-    torch.save(state, cache)
+    with building(cache) as make:
+        if not make:
+            logger.info("pretrained classifier from %s", cache)
+            return torch.load(cache)
+        net = train_classifier(crops, labels, np.ones(len(crops)), epochs, seed, n_classes,
+                               width=width, arch=arch, gloss=gloss, desc="pretrain (synthetic)")
+        state = net.state_dict()
+        tmp = cache.with_name(cache.name + ".tmp")
+        torch.save(state, tmp)
+        tmp.replace(cache)
     return state
 
 
