@@ -40,9 +40,9 @@ import numpy as np
 import torch
 
 from models.training.dice import cache as cache_file
-from models.training.dice.dataset import Samples, background_boxes, jitter_boxes
+from models.training.dice.dataset import background_boxes, jitter_boxes
 from models.training.dice.real_domains import RealPhoto, training_photos
-from models.training.dice.syndata import CACHE, base_path, load_synthetic, synthetic_crops
+from models.training.dice.syndata import CACHE, base_path, synthetic_crops, synthetic_detector
 from models.training.dice.train_classifier import (
     draw_weights,
     fit_temperature,
@@ -51,7 +51,7 @@ from models.training.dice.train_classifier import (
     train_classifier,
 )
 from models.training.dice.train_detector import train_detector
-from models.training.dice.wild_data import wild_crops, wild_negatives, wild_samples
+from models.training.dice.wild_data import wild_crops, wild_detector, wild_negatives
 from models.training.export import add_features_output, export_classifier, export_detector
 from models.training.nets import DiceDetector
 from models.training.quantize import quantize
@@ -136,12 +136,12 @@ def detector_base(recipe: Recipe) -> dict:
     if path.exists():
         logger.info("detector base from %s", path)
         return torch.load(path)
-    syn = load_synthetic(recipe.seed, recipe.scenes, CROP_PX)
-    wild, _ = wild_samples(recipe.seed, recipe.wild)
-    images = syn.det_images + wild.det_images
-    boxes = syn.det_boxes + wild.det_boxes
-    w = np.array([0.5 / len(syn.det_images)] * len(syn.det_images)
-                 + [0.5 / len(wild.det_images)] * len(wild.det_images))
+    syn_images, syn_boxes = synthetic_detector(recipe.seed, recipe.scenes, CROP_PX)
+    wild_images, wild_boxes = wild_detector(recipe.seed, recipe.wild)
+    images = syn_images + wild_images
+    boxes = syn_boxes + wild_boxes
+    w = np.array([0.5 / len(syn_images)] * len(syn_images)
+                 + [0.5 / len(wild_images)] * len(wild_images))
     net = train_detector(images, boxes, w, recipe.det_base_steps, recipe.seed,
                          die_px=recipe.det_die_px, lr=3e-3)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -170,15 +170,15 @@ def _mixed_draws(photos: list[RealPhoto], images: list[np.ndarray], recipe: Reci
     boxes, regions to ignore, draw weights summing to ``keep``): the real photos
     ``recipe.det_real_share`` of it, each domain an equal part; the rendered kinds halves of
     the rest."""
-    syn = load_synthetic(recipe.seed, recipe.scenes, CROP_PX)
-    wild, _ = wild_samples(recipe.seed, recipe.wild)
-    solid = wild_samples(recipe.seed, recipe.solids, solids=True)[0] if recipe.solids \
-        else Samples()
+    syn_images, syn_boxes = synthetic_detector(recipe.seed, recipe.scenes, CROP_PX)
+    wild_images, wild_boxes = wild_detector(recipe.seed, recipe.wild)
+    solid_images, solid_boxes = wild_detector(recipe.seed, recipe.solids, solids=True) \
+        if recipe.solids else ([], [])
     views = [_detector_view(p, img, recipe.det_real_side)
              for p, img in zip(photos, images, strict=True)]
-    det_images = syn.det_images + wild.det_images + solid.det_images + [v[0] for v in views]
-    det_boxes = syn.det_boxes + wild.det_boxes + solid.det_boxes + [v[1] for v in views]
-    n_syn, n_wild, n_solid = len(syn.det_images), len(wild.det_images), len(solid.det_images)
+    det_images = syn_images + wild_images + solid_images + [v[0] for v in views]
+    det_boxes = syn_boxes + wild_boxes + solid_boxes + [v[1] for v in views]
+    n_syn, n_wild, n_solid = len(syn_images), len(wild_images), len(solid_images)
     ignores = [np.zeros((0, 4))] * (n_syn + n_wild + n_solid) + [v[2] for v in views]
     real = keep * recipe.det_real_share if photos else 0.0
     solid_w = (keep - real) * recipe.solid_share if n_solid else 0.0

@@ -47,6 +47,17 @@ def load_synthetic(seed: int, scenes: int, size: int) -> Samples:
     return syn
 
 
+def synthetic_detector(seed: int, scenes: int, size: int
+                       ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """(images, boxes) of the synthetic scenes for the detector, memory-mapped
+    (``cache.detector_images``)."""
+    def make() -> tuple[list[np.ndarray], list[np.ndarray]]:
+        syn = load_synthetic(seed, scenes, size)
+        return syn.det_images, syn.det_boxes
+
+    return cache_file.detector_images(CACHE / f"det_{data_key(seed, scenes, size)}", make)
+
+
 def _cached_crops(cache: Path, make: Callable[[], tuple[np.ndarray, np.ndarray]]
                   ) -> tuple[np.ndarray, np.ndarray]:
     """(crops, labels) from the .npz ``cache``, made by ``make`` and kept there the first time."""

@@ -111,6 +111,18 @@ def wild_samples(seed: int, scenes: int, size: int = CROP_PX, workers: int = 2,
     return out, looks
 
 
+def wild_detector(seed: int, scenes: int, size: int = CROP_PX, solids: bool = False
+                  ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """(images, boxes) of the wild (or solid) scenes for the detector, memory-mapped
+    (``cache.detector_images``)."""
+    def make() -> tuple[list[np.ndarray], list[np.ndarray]]:
+        samples, _ = wild_samples(seed, scenes, size, solids=solids)
+        return samples.det_images, samples.det_boxes
+
+    return cache_file.detector_images(CACHE / f"det_{wild_key(seed, scenes, size, solids)}",
+                                      make)
+
+
 def wild_crops(seed: int, scenes: int, size: int = CROP_PX, solids: bool = False
                ) -> tuple[np.ndarray, np.ndarray]:
     """(crops, labels) of the wild (or solid) scenes alone, from a cache of their own: the
@@ -143,11 +155,11 @@ def wild_negatives(seed: int, scenes: int, detector: Path, size: int = CROP_PX,
     if cache.exists():
         z = np.load(cache)
         return z["crops"], z["labels"]
-    samples, _ = wild_samples(seed, scenes, size, solids=solids)
+    images, all_boxes = wild_detector(seed, scenes, size, solids)
     det = DiceDetector(detector)
     rng = np.random.default_rng([seed, 11])
     crops: list[np.ndarray] = []
-    for img, boxes in tqdm(list(zip(samples.det_images, samples.det_boxes, strict=True)),
+    for img, boxes in tqdm(list(zip(images, all_boxes, strict=True)),
                            desc="wild hard negatives", unit="scene", mininterval=30):
         found = detect_pyramid(det, img)
         if not len(found):
