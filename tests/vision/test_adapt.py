@@ -95,6 +95,25 @@ def test_adaptation_file_round_trip(tmp_path, reader) -> None:  # noqa: ANN001
     assert 0 < lo < hi <= 1
 
 
+def test_an_adapted_detector_threshold_is_kept_applied_and_undone(tmp_path, reader
+                                                                  ) -> None:  # noqa: ANN001
+    a = learn_adaptation(reader, [_photo(skull_table(3))], detect_threshold=0.15)
+    assert a.detect_threshold == 0.15
+    path = tmp_path / "table.json"
+    save_adaptation(path, a)
+    assert load_adaptation(path).detect_threshold == 0.15
+    shipped = reader.detector.threshold
+    apply_adaptation(reader, a)
+    try:
+        assert reader.detector.threshold == 0.15
+    finally:
+        apply_adaptation(reader, None)
+    assert reader.detector.threshold == shipped
+    # learning leaves the reader's own threshold alone
+    assert learn_adaptation(reader, [_photo(skull_table(3))]).detect_threshold is None
+    assert reader.detector.threshold == shipped
+
+
 @pytest.mark.parametrize("text, message", [
     ("not json", "not JSON"),
     ("[1, 2]", "JSON object"),
@@ -103,6 +122,8 @@ def test_adaptation_file_round_trip(tmp_path, reader) -> None:  # noqa: ANN001
      "die_side"),
     ('{"format": 1, "classifier_sha256": "x", "die_side": null, "residual": {"mean": [1], '
      '"scale": [1], "weight": [[NaN]], "bias": [0]}}', "finite"),
+    ('{"format": 1, "classifier_sha256": "x", "die_side": null, "residual": null, '
+     '"detect_threshold": 1.5}', "detect_threshold"),
 ])
 def test_bad_adaptation_files_are_refused(tmp_path, text: str, message: str) -> None:
     path = tmp_path / "bad.json"

@@ -81,6 +81,9 @@ NOT_A_DIE_DICE = 16.0
 #: free, 0.97 without) or, for "not a die", towards "a die" whenever the photos' boxes on no
 #: die lie at scales the adapted reader does not look at (see PULL).
 FREE_BIAS = np.zeros(NUM_FACE_CLASSES + 1)
+#: The detector's threshold once adapted (None: the shipped one): with the dice's size known
+#: and "not a die" learnt on the table's own boxes, fainter heat peaks can be read as dice.
+ADAPTED_THRESHOLD: float | None = None
 #: At most this many "not a die" boxes of one photo are kept (the surest first): a
 #: patterned cloth gives thousands, and a few hundred teach as much.
 MAX_NEGATIVES = 400
@@ -105,6 +108,8 @@ class Adaptation:
     faces: dict[str, int] = field(default_factory=dict)
     """Labelled dice per face value learnt from."""
     source: str = "photos"
+    detect_threshold: float | None = None
+    """The detector's heat threshold to read with (None: the reader's own)."""
 
     def to_json(self) -> dict:
         """Its JSON form (floats to 7 significant digits: a profile stays small)."""
@@ -119,6 +124,7 @@ class Adaptation:
             "photos": self.photos, "dice": self.dice, "negatives": self.negatives,
             "faces": self.faces,
             "die_side": list(self.die_side) if self.die_side else None,
+            "detect_threshold": self.detect_threshold,
             "residual": None if r is None else {
                 "mean": short(r.mean), "scale": short(r.scale),
                 "weight": short(r.weight), "bias": short(r.bias)},
@@ -147,10 +153,16 @@ class Adaptation:
                 raise ValueError(f"the correction has {residual.classes} classes, the reader "
                                  f"{NUM_FACE_CLASSES + 1}")
             faces = {str(k): int(v) for k, v in dict(data.get("faces") or {}).items()}
+            threshold = data.get("detect_threshold")
+            if threshold is not None:
+                threshold = float(threshold)
+                if not 0 < threshold < 1:
+                    raise ValueError("detect_threshold must lie between 0 and 1")
             return cls(classifier_sha256=str(data["classifier_sha256"]), residual=residual,
                        die_side=side, photos=int(data.get("photos", 0)),
                        dice=int(data.get("dice", 0)), negatives=int(data.get("negatives", 0)),
-                       faces=faces, source=str(data.get("source", "photos")))
+                       faces=faces, source=str(data.get("source", "photos")),
+                       detect_threshold=threshold)
         except (KeyError, TypeError, ValueError) as exc:
             raise AdaptationError(f"malformed adaptation: {exc}") from None
 
@@ -191,6 +203,7 @@ def apply_adaptation(reader: DiceReader, adaptation: Adaptation | None) -> None:
     if adaptation is None:
         reader.classifier.adapt(None)
         reader.die_side = None
+        reader.detector.threshold = reader.detect_threshold
         return
     have = file_sha256(reader.classifier.path)
     if adaptation.classifier_sha256 != have:
@@ -202,6 +215,7 @@ def apply_adaptation(reader: DiceReader, adaptation: Adaptation | None) -> None:
     except ValueError as exc:
         raise AdaptationError(str(exc)) from None
     reader.die_side = adaptation.die_side
+    reader.detector.threshold = adaptation.detect_threshold or reader.detect_threshold
 
 
 @dataclass(frozen=True)
@@ -342,18 +356,21 @@ def pull_for(dice: int) -> np.ndarray:
 
 
 def learn_adaptation(reader: DiceReader, photos: list[LabelledPhoto],
-                     learn_scale: bool = True) -> Adaptation:
+                     learn_scale: bool = True,
+                     detect_threshold: float | None = ADAPTED_THRESHOLD) -> Adaptation:
     """Fit an adaptation to labelled photos of one table (the reader itself unchanged
     afterwards). ``learn_scale``: also keep the dice's size; False for photos taken at
-    sizes the later ones will not share.
+    sizes the later ones will not share. ``detect_threshold``: the detector's threshold the
+    adapted reader reads with (its boxes on no die at that threshold are learnt from).
     """
     if not reader.classifier.has_features:
         raise AdaptationError(f"the classifier {reader.classifier.path.name} has no features "
                               "output to adapt from; reinstall dicetable")
-    saved = reader.classifier.residual, reader.die_side
+    saved = reader.classifier.residual, reader.die_side, reader.detector.threshold
     reader.classifier.adapt(None)
     side = die_side_range(photos) if learn_scale else None
     reader.die_side = side  # negatives from the scales the adapted reader will look at
+    reader.detector.threshold = detect_threshold or reader.detect_threshold
     ex = Examples()
     n_dice = n_neg = 0
     faces: dict[str, int] = {}
@@ -367,6 +384,7 @@ def learn_adaptation(reader: DiceReader, photos: list[LabelledPhoto],
     finally:
         reader.classifier.adapt(saved[0])
         reader.die_side = saved[1]
+        reader.detector.threshold = saved[2]
     if n_dice == 0:
         raise AdaptationError("the photos have no labelled dice to learn from")
     feats, logits, labels, w = ex.weighted()
@@ -374,4 +392,4 @@ def learn_adaptation(reader: DiceReader, photos: list[LabelledPhoto],
                             free_bias=FREE_BIAS)
     return Adaptation(classifier_sha256=file_sha256(reader.classifier.path), residual=residual,
                       die_side=side, photos=len(photos), dice=n_dice, negatives=n_neg,
-                      faces=dict(sorted(faces.items())))
+                      faces=dict(sorted(faces.items())), detect_threshold=detect_threshold)

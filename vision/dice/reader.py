@@ -80,6 +80,8 @@ class DiceReader:
         the mat's calibration)."""
         use_one_core()
         self.any_scale = any_scale
+        self.detect_threshold = detect_threshold
+        """The detector's own threshold (an adaptation may read with another)."""
         self.die_side: tuple[float, float] | None = None
         self.detector = DiceDetector(detector_path, threshold=detect_threshold)
         self.classifier = FaceClassifier(classifier_path) if turns is None else \

@@ -44,7 +44,12 @@ import numpy as np
 
 from models.training.dice.domain_models import Recipe, train_pair
 from models.training.dice.real_domains import DOMAINS, domain_items
-from vision.dice.adapt import LabelledPhoto, apply_adaptation, learn_adaptation
+from vision.dice.adapt import (
+    ADAPTED_THRESHOLD,
+    LabelledPhoto,
+    apply_adaptation,
+    learn_adaptation,
+)
 from vision.dice.reader import DiceReader
 from vision.imageio import load_image
 from vision.measure.evaluate import Labelled, evaluate
@@ -68,13 +73,16 @@ def _reader(folder: Path) -> DiceReader:
     return DiceReader(folder / DETECTOR_FILE, folder / CLASSIFIER_FILE)
 
 
-def k_shot(reader: DiceReader, items: list[Labelled], k: int, seeds: int) -> dict:
-    """Mean metrics over ``seeds`` draws of k photos adapted to, scored on the others."""
+def k_shot(reader: DiceReader, items: list[Labelled], k: int, seeds: int,
+           threshold: float | None = ADAPTED_THRESHOLD) -> dict:
+    """Mean metrics over ``seeds`` draws of k photos adapted to, scored on the others
+    (``threshold``: the adapted detector's, ``learn_adaptation``'s)."""
     runs = []
     for seed in range(seeds):
         pick = set(np.random.default_rng([seed, 77]).choice(len(items), k, replace=False)
                    .tolist())
-        adaptation = learn_adaptation(reader, [_labelled_photo(items[i]) for i in sorted(pick)])
+        adaptation = learn_adaptation(reader, [_labelled_photo(items[i]) for i in sorted(pick)],
+                                      detect_threshold=threshold)
         apply_adaptation(reader, adaptation)
         try:
             runs.append(evaluate([it for i, it in enumerate(items) if i not in pick],
@@ -88,7 +96,8 @@ def k_shot(reader: DiceReader, items: list[Labelled], k: int, seeds: int) -> dic
     return out
 
 
-def domain_row(reader: DiceReader, domain: str, ks: list[int], seeds: int) -> dict:
+def domain_row(reader: DiceReader, domain: str, ks: list[int], seeds: int,
+               threshold: float | None = ADAPTED_THRESHOLD) -> dict:
     items = domain_items(domain)
     t = time.time()
     zero = evaluate(items, reader.read)
@@ -96,7 +105,7 @@ def domain_row(reader: DiceReader, domain: str, ks: list[int], seeds: int) -> di
            "zero_shot": {m: zero[m] for m in (*METRICS, "ms_per_image", "extra", "predicted")}}
     for k in ks:
         if k < len(items):
-            row[f"k{k}"] = k_shot(reader, items, k, seeds)
+            row[f"k{k}"] = k_shot(reader, items, k, seeds, threshold)
     row["seconds"] = round(time.time() - t, 1)
     return row
 
@@ -118,7 +127,8 @@ def format_table(table: dict) -> str:
 def _table(args: argparse.Namespace) -> int:
     ks = [int(k) for k in args.k.split(",") if k]
     domains = args.domains.split(",") if args.domains else list(DOMAINS)
-    table: dict = {"k": ks, "seeds": args.seeds, "domains": {}}
+    table: dict = {"k": ks, "seeds": args.seeds, "adapt_threshold": args.adapt_threshold,
+                   "domains": {}}
     if args.models:
         folder = Path(args.models)
         table["models"] = str(folder)
@@ -127,7 +137,7 @@ def _table(args: argparse.Namespace) -> int:
         seen = set(json.loads(record.read_text()).get("domains", [])) if record.exists() \
             else set(DOMAINS)
         for d in domains:
-            row = domain_row(reader, d, ks, args.seeds)
+            row = domain_row(reader, d, ks, args.seeds, args.adapt_threshold)
             row["pair"] = "seen" if d in seen else "held out"
             table["domains"][d] = row
             print(format_table({"domains": {d: row}}), file=sys.stderr)
@@ -140,7 +150,7 @@ def _table(args: argparse.Namespace) -> int:
             if not (folder / CLASSIFIER_FILE).exists():
                 print(f"no pair trained without {d} in {folder}; skipped", file=sys.stderr)
                 continue
-            row = domain_row(_reader(folder), d, ks, args.seeds)
+            row = domain_row(_reader(folder), d, ks, args.seeds, args.adapt_threshold)
             row["pair"] = "held out"
             table["domains"][d] = row
             print(format_table({"domains": {d: row}}), file=sys.stderr)
@@ -230,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     tb.add_argument("--k", default="1,2,5", help="photos to adapt to (comma-separated)")
     tb.add_argument("--seeds", type=int, default=5, help="draws of k photos per k")
     tb.add_argument("--out", help="write the table's JSON here")
+    tb.add_argument("--adapt-threshold", type=float, default=ADAPTED_THRESHOLD,
+                    help="the adapted detector's heat threshold (default: vision.dice.adapt's "
+                         "ADAPTED_THRESHOLD)")
     tb.add_argument("--json", action="store_true")
     ty = sub.add_parser("typed", help="fine-tune trained folds' detectors on rendered custom "
                                       "dice (domain_models.typed_stage)")
