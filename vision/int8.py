@@ -20,8 +20,9 @@ shipped file at load; the file itself is unchanged (its checksum stays the model
 
 The option (``DICETABLE_INT8_WEIGHTS``): ``auto`` (the default: 7 bits on an x86 CPU that does
 not report VNNI), ``7bit`` (always) or ``as-shipped`` (never). The rewrite needs the ``onnx``
-package (the dev and train extras); without it the model is opened as shipped, with a
-warning.
+package, a dependency on x86 (pyproject.toml); without it the model is opened as shipped,
+with a warning. Models quantised since 2026-12-01 (``models.training.quantize``:
+``reduce_range``) have 7-bit weights already and are opened as they are.
 """
 
 from __future__ import annotations
