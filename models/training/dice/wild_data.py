@@ -137,13 +137,16 @@ def wild_crops(seed: int, scenes: int, size: int = CROP_PX, solids: bool = False
     """(crops, labels) of the wild (or solid) scenes alone, from a cache of their own: the
     classifier needs none of the scenes' images (the whole samples are some 5 GB)."""
     cache = CACHE / f"crops_{wild_key(seed, scenes, size, solids)}.npz"
-    if cache.exists():
-        z = np.load(cache)
-        return z["crops"], z["labels"]
-    samples, _ = wild_samples(seed, scenes, size, solids=solids)
-    crops, labels = np.stack(samples.crops), np.array(samples.labels, np.int64)
-    del samples
-    np.savez(cache, crops=crops, labels=labels)
+    with cache_file.building(cache) as make:
+        if not make:
+            z = np.load(cache)
+            return z["crops"], z["labels"]
+        samples, _ = wild_samples(seed, scenes, size, solids=solids)
+        crops, labels = np.stack(samples.crops), np.array(samples.labels, np.int64)
+        del samples
+        tmp = cache.with_name(cache.name + ".tmp.npz")
+        np.savez(tmp, crops=crops, labels=labels)
+        tmp.replace(cache)
     return crops, labels
 
 
