@@ -217,7 +217,7 @@ function renderCamera(view, changed) {
     for (const part of a.parts) {
       words[part.index] = el("button", {class: `part ${part.object || ""}`, "data-seq": a.seq,
         "aria-label": `${part.object || "part"} read as ${part.word}: correct it`,
-        onclick: () => offerFix(a, part)}, part.word);
+        onclick: () => offerFix(a, part)}, part.word.replace(/_/g, " "));
     }
     const conf = a.confidence != null ? el("small", {class: "conf"}, ` ${Math.round(a.confidence * 100)}%`) : "";
     return el("div", {class: "read-action"}, ...words.flatMap((w) => [w, " "]), conf);
