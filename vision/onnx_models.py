@@ -51,12 +51,16 @@ def model_path(name: str) -> Path:
 
 
 def open_session(path: str | Path, threads: int = 1) -> ort.InferenceSession:
-    """An onnxruntime CPU session; one thread by default (the Pi budget is one core)."""
+    """An onnxruntime CPU session; one thread by default (the Pi budget is one core). An int8
+    model is opened with 7-bit weights on a CPU whose int8 products saturate (vision.int8)."""
     import onnxruntime as ort  # lazily: `dicetable --help` should not pay for it
+
+    from vision.int8 import loadable
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(loadable(Path(path)), sess_options=opts,
+                                providers=["CPUExecutionProvider"])
