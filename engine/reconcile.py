@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+from engine.carry import Carried, carry_on, combine, roots
 from engine.core import Candidate, Game, State, throws_dice
 from engine.errors import Rule
 from engine.observation import Expected, Observation, Observed, PartedView, View, in_zone
@@ -106,6 +107,11 @@ class Params:
     applies: such a move is asked at once, as with this option off."""
     side_confidence: float = 0.7
     """least confidence of the edge seen for it to count (engine.thrower.side_evidence)"""
+    carry_floor: float = 0.01
+    """least posterior, among a "no change" reading's quiet explanations, of a chain of moves
+    that show nothing for it to be carried to the next reading (engine.carry)"""
+    carry_max: int = 4
+    """most such chains carried (each is a state the next reading is explained from)"""
     unseen_foul: float = 0.5
     """when the likeliest explanation is a move the camera cannot see (it shows the table as
     it was), a foul that fits the reading better than it is flagged, not asked, once the
@@ -597,13 +603,42 @@ def _decision_key(action: Any) -> Any:
 
 
 def reconcile(game: Game[Any, Any], state: State, observation: Observation,
-              params: Params = Params(), seats: Sequence[str] | None = None) -> Resolution:
+              params: Params = Params(), seats: Sequence[str] | None = None,
+              carried: Carried = ()) -> Resolution:
     """Explain ``observation`` from ``state``: see the module docstring. ``seats``: the
-    table edge each player sits at (engine.thrower), or None when not set."""
+    table edge each player sits at (engine.thrower), or None when not set; ``carried``:
+    what the reading before, left as no change, handed on (``NoChange.carried``, engine.
+    carry), for a record still at ``state``."""
     with _no_cycle_collection():
         fitter = _Fitter(observation, params)
-        return decide(_explain(game, state, observation, fitter, params, seats), params,
-                      fitter.saturated)
+        explanations, quiet = _explain_carried(game, state, observation, fitter, params,
+                                               seats, carried)
+        res = decide(explanations, params, fitter.saturated)
+        if isinstance(res, NoChange) and quiet:
+            kept = carry_on(quiet, params.carry_floor, params.carry_max)
+            if kept:
+                res = NoChange(res.confidence, kept)
+        return res
+
+
+def _explain_carried(game: Game[Any, Any], state: State, observation: Observation,
+                     fitter: _Fitter, params: Params, seats: Sequence[str] | None,
+                     carried: Carried) -> tuple[list[Explanation], Quiet]:
+    """The explanations from each carried state (engine.carry), and the quiet ones."""
+    starts = roots(game, state, carried)
+    if len(starts) == 1 and not starts[0][0]:
+        out, _, alone = _explain_z(game, state, observation, fitter, params, seats)
+        return out, alone
+    parts = []
+    quiet: Quiet = []
+    for chain, log_w, now in starts:
+        out, log_z, q = _explain_z(game, now, observation, fitter, params, seats)
+        # the chain alone stays left to the next move as _deferred would leave it
+        defer = bool(game.follow_unseen) and not observation.dice_moved and \
+            game.outcome(now) is None and not may_end_unseen(game, now)
+        parts.append((chain, log_w, out, log_z, defer))
+        quiet += [(chain + c, log_w + v) for c, v in q if c or not chain or defer]
+    return combine(parts), quiet
 
 
 def explain(game: Game[Any, Any], state: State, observation: Observation,
@@ -635,6 +670,20 @@ def _no_cycle_collection() -> Iterator[None]:
 
 def _explain(game: Game[Any, Any], state: State, observation: Observation, fitter: _Fitter,
              params: Params, seats: Sequence[str] | None = None) -> list[Explanation]:
+    return _explain_z(game, state, observation, fitter, params, seats)[0]
+
+
+Quiet = list[tuple[tuple[Any, ...], float]]
+"""The explanations that show the table as it was and are left to the next move (no change,
+and each deferred chain: _deferred), each with its log prior x likelihood, one by one (the
+posteriors merge them: engine.carry)"""
+
+
+def _explain_z(game: Game[Any, Any], state: State, observation: Observation, fitter: _Fitter,
+               params: Params, seats: Sequence[str] | None = None
+               ) -> tuple[list[Explanation], float, Quiet]:
+    """The explanations (best first), the log of their summed prior x likelihood (what they
+    are normalised by) and the quiet ones (Quiet)."""
     seated = params.thrower_side and bool(seats)
     side = side_evidence(observation.hand_edge, observation.hand_edge_confidence, seats,
                          params.side_confidence) if seated else None
@@ -692,9 +741,10 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
                                   params, observation.dice_moved, side)
         scored = _settled(game, state, scored)
         if not seated:
-            return _defer(_posteriors(scored, view, bool(observation.dice_moved),
-                                      scored[0].log_likelihood),
-                          _deferred(game, state, scored, observation))
+            deferred = _deferred(game, state, scored, observation)
+            out, log_z = _posteriors_z(scored, view, bool(observation.dice_moved),
+                                       scored[0].log_likelihood)
+            return _defer(out, deferred), log_z, _quiet(scored, deferred)
         # a move that changes nothing the camera reads fits each zone's reading as the table
         # as it was does, not only in sum (Pyradice: a die taken to the wrong space fits a
         # reading with a misread die as badly as no move at all)
@@ -708,12 +758,26 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             scored += _expand(game, s.state, s.actions, s.log_prior - s.unthrown - s.sided,
                               fitter, params, observation.dice_moved, side)
         scored = _settled(game, state, scored)
-        out = _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
+        out, log_z = _posteriors_z(scored, view, bool(observation.dice_moved),
+                                   scored[0].log_likelihood)
         # Left to the next move, whose thrower's side will tell it; not when the tracker
         # saw the dice thrown now (that was no unseen move alone).
         ends = {s.actions for s in ends_turn} if not observation.dice_moved else set()
-        return _defer(out, ends | _deferred(game, state, scored, observation))
-    return _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
+        deferred = _deferred(game, state, scored, observation)
+        return _defer(out, ends | deferred), log_z, _quiet(scored, deferred)
+    out, log_z = _posteriors_z(scored, view, bool(observation.dice_moved),
+                               scored[0].log_likelihood)
+    return out, log_z, []
+
+
+def _quiet(scored: Sequence[_Scored], deferred: set[tuple[Any, ...]]) -> Quiet:
+    """See Quiet (only chains of Game.follow_unseen are deferred)."""
+    best: dict[tuple[Any, ...], float] = {}
+    for s in scored:
+        if s.actions == () or s.actions in deferred:
+            v = s.log_prior + s.log_likelihood
+            best[s.actions] = max(v, best.get(s.actions, -math.inf))
+    return list(best.items())
 
 
 def _deferred(game: Game[Any, Any], state: State, scored: Sequence[_Scored],
@@ -740,6 +804,14 @@ def _defer(out: list[Explanation], actions: set[tuple[Any, ...]]) -> list[Explan
 def _posteriors(scored: Iterable[_Scored], current: View = (),
                 dice_moved: bool = False, current_fit: float | None = None
                 ) -> list[Explanation]:
+    return _posteriors_z(scored, current, dice_moved, current_fit)[0]
+
+
+def _posteriors_z(scored: Iterable[_Scored], current: View = (),
+                  dice_moved: bool = False, current_fit: float | None = None
+                  ) -> tuple[list[Explanation], float]:
+    """The explanations with their posteriors, and the log of the sum of prior x likelihood
+    they were normalised by."""
     # Explanations that predict the same table and lead to the same state are one for the
     # camera and for the match: keep the most probable a priori (on a tie, a legal one, then
     # the shorter chain). Same table, different states stay apart, so the players are asked
@@ -785,7 +857,7 @@ def _posteriors(scored: Iterable[_Scored], current: View = (),
                        unseen=bool(s.actions) and s.error is None and as_it_was(s))
            for s, w in zip(items, weights, strict=True)]
     out.sort(key=lambda e: -e.posterior)
-    return out
+    return out, top + math.log(z)
 
 
 def decide(explanations: Sequence[Explanation], params: Params,
