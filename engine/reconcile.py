@@ -28,7 +28,15 @@ from typing import Any
 from engine.carry import Carried, carry_on, combine, roots
 from engine.core import Candidate, Game, State, throws_dice
 from engine.errors import Rule
-from engine.observation import Expected, Observation, Observed, PartedView, View, in_zone
+from engine.observation import (
+    Expected,
+    Observation,
+    Observed,
+    PartedView,
+    Shift,
+    View,
+    in_zone,
+)
 from engine.resolution import (
     Accepted,
     Ambiguous,
@@ -37,6 +45,7 @@ from engine.resolution import (
     Resolution,
     Violation,
 )
+from engine.shifts import best_possible, shift_fit
 from engine.thrower import SideEvidence, hands_on, may_end_unseen, side_evidence
 
 UNEXPLAINED = Rule(
@@ -80,6 +89,13 @@ class Params:
     taken from a card leaves a die-sized hole). Chosen; the same probe missed 3 of 22
     changes, each where the look kept was already one of the changed table (see
     calibration.table.watch)"""
+    shift_spurious: float = 0.1
+    """probability that a die seen coming into or leaving a watched zone (Observation.
+    shifts) is no die the move added or took there. Chosen, UNMEASURED"""
+    shift_missed: float = 0.2
+    """probability that a die a move added to a watched zone or took from it is not seen
+    as a shift of its own when the zone looks changed (two changes side by side seen as
+    one). Chosen, UNMEASURED"""
     unrolled: float = 0.002
     """prior factor for an action that throws dice (a roll, a re-roll with a card) when the
     observation says no die left its place"""
@@ -296,6 +312,14 @@ class _Fitter:
         if self.changed:
             self.saturated += len(self.changed) * math.log(
                 1.0 - min(params.watch_false, params.watch_missed))
+        # the dice seen coming into or leaving them (engine.shifts), per changed zone
+        self.shifts: dict[str, list[Shift]] = defaultdict(list)
+        for sh in observation.shifts:
+            if self.changed.get(sh.zone):
+                self.shifts[sh.zone].append(sh)
+        for zone_shifts in self.shifts.values():
+            self.saturated += best_possible(zone_shifts)
+        self.shift_cache: dict[tuple[str, View], float] = {}
 
     def watch_base(self, view: View) -> None:
         """The view of the state the observation is explained from: a candidate changes a
@@ -317,9 +341,17 @@ class _Fitter:
         p = self.params
         total = 0.0
         for zone, looks_changed in self.changed.items():
-            same = in_zone(view, zone) == self.base.get(zone, ())
+            here = in_zone(view, zone)
+            same = here == self.base.get(zone, ())
             if looks_changed:
                 total += math.log(p.watch_false if same else 1.0 - p.watch_missed)
+                if not same and zone in self.shifts:
+                    fit = self.shift_cache.get((zone, here))
+                    if fit is None:
+                        fit = self.shift_cache[(zone, here)] = shift_fit(
+                            here, self.base.get(zone, ()), self.shifts[zone],
+                            p.shift_spurious, p.shift_missed)
+                    total += fit
             else:
                 total += math.log(1.0 - p.watch_false if same else p.watch_missed)
         return total

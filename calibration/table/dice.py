@@ -244,13 +244,7 @@ class DiceStage:
         die lies)."""
         from calibration.table.dice_top import TopCache, read_top_faces
 
-        types = self.types
-        if types and sight.expected is not None:
-            # the types in play are the match's (Quarriors: the Power Cards dealt, and the
-            # basic dice); no other die comes onto the table during it
-            here = {e.attr("type") for e in sight.expected if e.kind == "die"}
-            here |= set(self.spec.in_play)
-            types = [t for t in types if t in here] or types
+        types = self._in_play(sight)
         if not types:  # plain d6; measured on Pyramid Dice only (SURE_PLAIN_DIE)
             return self._confirmed(objects) if self.spec.dice_zones is not None else objects
         if self.face_reader is None or not objects:
@@ -283,6 +277,39 @@ class DiceStage:
             dice.append(Observed.make("die", o.zone, o.slot, confidence=conf,
                                       position_mm=at, **dists))
         return _one_per_die(dice, edge)
+
+    def dice_at(self, sight: Sight, points: np.ndarray) -> list[tuple[bool, dict[str, float]]]:
+        """At each point (mm): whether a die lies there (its top face's outline is found:
+        calibration.table.dice_top.locate_top) and its type as read there, as for the dice
+        zones (colours and face model, among the types in play). A watched zone's changes
+        (calibration.table.watch: the die taken from the Wilds, read on the look before)."""
+        from calibration.table.dice_top import locate_top, read_top_faces
+
+        types = self._in_play(sight)
+        if self.face_reader is None or not types or not len(points):
+            return [(False, {}) for _ in points]
+        edge = self.spec.die_mm
+        geometry, lit = sight.table.geometry, sight.balanced
+        out: list[tuple[bool, dict[str, float]]] = []
+        for p in np.asarray(points, np.float64).reshape(-1, 2):
+            outline = locate_top(lit, geometry, p, edge)
+            if outline is None:
+                out.append((False, {}))
+                continue
+            r = read_top_faces(self.face_reader, lit, geometry,
+                               np.array([outline.centre_mm]), edge, types)[0]
+            out.append((True, dict(r.types) if r.types else {r.type: TYPE_CONFIDENCE}))
+        return out
+
+    def _in_play(self, sight: Sight) -> list[str]:
+        """The die types a reading reads among: the match's (Quarriors: the Power Cards
+        dealt, and the basic dice; no other die comes onto the table during it)."""
+        types = self.types
+        if types and sight.expected is not None:
+            here = {e.attr("type") for e in sight.expected if e.kind == "die"}
+            here |= set(self.spec.in_play)
+            types = [t for t in types if t in here] or types
+        return types
 
     def _confirmed(self, objects: list[Observed]) -> list[Observed]:
         """Plain d6: a die whose face the reader's classifier reads with at least

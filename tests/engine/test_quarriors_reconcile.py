@@ -5,6 +5,8 @@ its rule."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine import Accepted, Ambiguous, Match, NoChange, Violation, get_game
 from engine.observation import Observation, Observed, View
 from engine.reconcile import reconcile
@@ -285,3 +287,34 @@ def test_an_unseen_attack_is_carried_to_the_next_readings() -> None:
     assert [a.to_str() for a in res.actions] == moves[-3:]
     alone = reconcile(GAME, before, spend)  # nothing carried: the spend alone
     assert [a.to_str() for a in alone.actions] == moves[-1:]  # type: ignore[union-attr]
+
+
+def test_the_die_a_cull_puts_back_is_told_by_its_type_in_the_wilds() -> None:
+    """'cull basic_quiddity' or 'cull assistant' (RULES cull: the die goes back to its
+    Power Card): the Used Pile's heap reads its dice as either; the Wilds looked changed,
+    which both explain. The die seen coming into the Wilds, read as a Basic Quiddity
+    (Observation.shifts, engine.shifts), tells them apart."""
+    from engine.games.quarriors.dice import DICE
+    from engine.observation import Shift
+
+    states, moves = _played(9, ["cull"])
+    state, truth = states[-2], states[-1]
+    assert moves[-1] == "cull basic_quiddity"
+    assert set(dict(state.seats[state.current].used)) == {"assistant", "basic_quiddity"}
+    heap = f"used:{state.current}"
+    base = _unread_wilds(GAME.expected_view(truth), heap, True)
+    either = {DICE[d].view_type: 0.5 for d in ("assistant", "basic_quiddity")}
+    objs = tuple(Observed.make(o.kind, o.zone, o.slot, confidence=0.8, type=either)
+                 if o.zone == heap else o for o in base.objects)
+    flagged = replace(base, objects=objs)
+    res = reconcile(GAME, state, flagged)
+    assert isinstance(res, Ambiguous) and len(res.candidates) == 2, res
+    typed = replace(flagged, shifts=(Shift("wilds", True, (
+        ("quarriors-basic-quiddity", 0.95), ("quarriors-assistant", 0.05))),))
+    res = reconcile(GAME, state, typed)
+    assert isinstance(res, Accepted), res
+    assert [a.to_str() for a in res.actions] == moves[-1:]
+    # a die seen leaving the Wilds is no cull's
+    taken = replace(flagged, shifts=(Shift("wilds", False, typed.shifts[0].types),))
+    assert not isinstance(reconcile(GAME, state, taken), Accepted)
+    assert Observation.from_dict(typed.to_dict()) == typed
