@@ -20,6 +20,7 @@ would never show).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -112,6 +113,34 @@ def _cells(a: np.ndarray, b: np.ndarray, c: int = ZONE_CELL_MM, sliding: bool = 
                       interpolation=cv2.INTER_AREA)
 
 
+def inside(point: tuple[float, float], box: Box) -> bool:
+    """Whether a mat point lies in a box (x0, y0, x1, y1), its far edges excluded."""
+    return box[0] <= point[0] < box[2] and box[1] <= point[1] < box[3]
+
+
+def cores(cells: np.ndarray, region: Box, cell_mm: float, apart_mm: float) -> list[Box]:
+    """The boxes (mm) round the changed ``cells`` of a view of ``region``: one round them
+    all, or with a finite ``apart_mm`` one round each group of changes nearer than that to
+    one another."""
+    ys, xs = np.nonzero(cells)
+    if not math.isfinite(apart_mm):
+        return [(region[0] + xs.min() * cell_mm, region[1] + ys.min() * cell_mm,
+                 region[0] + (xs.max() + 1) * cell_mm, region[1] + (ys.max() + 1) * cell_mm)]
+    import cv2
+
+    grow = max(1, int(math.ceil(apart_mm / cell_mm)))
+    near = cv2.dilate(cells.astype(np.uint8), np.ones((grow, grow), np.uint8))
+    n, labels = cv2.connectedComponents(near, connectivity=8)
+    out = []
+    for i in range(1, n):
+        yy, xx = np.nonzero((labels == i) & cells)
+        if len(xx):
+            out.append((region[0] + xx.min() * cell_mm, region[1] + yy.min() * cell_mm,
+                        region[0] + (xx.max() + 1) * cell_mm,
+                        region[1] + (yy.max() + 1) * cell_mm))
+    return out
+
+
 def agrees(objects: list[Observed], expected: Any, zone: str) -> bool:
     """Whether a zone's reading shows what the view ``expected`` (the state the match believes
     in; None: not known) puts in ``zone``: as many objects, each matched to one expected on
@@ -149,8 +178,8 @@ class ChangeGate:
     def cached(self, key: str, sight: Sight, region: tuple[float, float, float, float],
                read: Callable[..., list[Observed]], partial: bool = False,
                owns: Callable[[Observed, Box], bool] | None = None, ppm: float = 1.0,
-               cell_mm: float = ZONE_CELL_MM, light: bool = True, sliding: bool = False
-               ) -> list[Observed]:
+               cell_mm: float = ZONE_CELL_MM, light: bool = True, sliding: bool = False,
+               apart_mm: float | None = None) -> list[Observed]:
         """The zone's last reading if nothing in it changed; else read it again — with
         `partial`, only the part that changed (`read(core)` returns the objects it read
         round the core box; those of the last reading it does not `own(obj, core)` stand,
@@ -159,7 +188,11 @@ class ChangeGate:
         pips are too small for its test (a die turned by hand from 4 to 6 passed it). A
         zone whose last reading disagrees with the state the match believes in
         (:func:`agrees`) is read again even when only the light changed. `sliding`: cells
-        compared as :func:`_cells` says (the dice: a turned die changes only pips)."""
+        compared as :func:`_cells` says (the dice: a turned die changes only pips).
+        ``apart_mm`` (with ``partial``): changes at least that far apart are read again
+        each round itself (:func:`cores`), not the box round them all (a Quarriors move
+        changes one player's Active Pool and Spent Pile, and a draw after an 'end' both
+        players' sides of the mat)."""
         view = self._zone_view(sight, region, ppm)
         hit = self.readings.get(key)
         if hit is not None and hit[0].shape == view.shape:
@@ -179,20 +212,17 @@ class ChangeGate:
                 # change the light test took for the light's (the table put back after a
                 # foul, as the light changed) is never seen
                 cells[:] = True
-            ys, xs = np.nonzero(cells)
             c = cell_px / ppm  # a cell's side, mm
-            core = (region[0] + xs.min() * c, region[1] + ys.min() * c,
-                    region[0] + (xs.max() + 1) * c, region[1] + (ys.max() + 1) * c)
-            area = (core[2] - core[0]) * (core[3] - core[1])
+            boxes = cores(cells, region, c, apart_mm if apart_mm is not None else math.inf)
+            area = sum((b[2] - b[0]) * (b[3] - b[1]) for b in boxes)
             if partial and area < PARTIAL_SHARE * (region[2] - region[0]) * (
                     region[3] - region[1]):
-                fresh = read(core)
+                fresh = [o for core in boxes for o in read(core)]
                 if owns is None:
                     kept = [o for o in hit[1] if o.position_mm is None
-                            or not (core[0] <= o.position_mm[0] < core[2]
-                                    and core[1] <= o.position_mm[1] < core[3])]
+                            or not any(inside(o.position_mm, core) for core in boxes)]
                 else:
-                    kept = [o for o in hit[1] if not owns(o, core)]
+                    kept = [o for o in hit[1] if not any(owns(o, core) for core in boxes)]
                 got = kept + fresh
                 self.readings[key] = (view, got)
                 return got
