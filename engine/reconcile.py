@@ -325,6 +325,7 @@ class _Fitter:
         """The view of the state the observation is explained from: a candidate changes a
         watched zone when it puts there other than this does."""
         self.base = {z: in_zone(view, z) for z in self.changed}
+        self.shift_cache.clear()  # (its fits are against the base)
 
     def log_likelihood(self, view: View) -> float:
         total = 0.0
