@@ -113,6 +113,27 @@ def _cells(a: np.ndarray, b: np.ndarray, c: int = ZONE_CELL_MM, sliding: bool = 
                       interpolation=cv2.INTER_AREA)
 
 
+def _unions(boxes: list[Box]) -> list[Box]:
+    """The boxes, those that overlap joined into the box round them (each object is then
+    read in one box only)."""
+    out = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                              max(a[3], b[3]))
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return out
+
+
 def inside(point: tuple[float, float], box: Box) -> bool:
     """Whether a mat point lies in a box (x0, y0, x1, y1), its far edges excluded."""
     return box[0] <= point[0] < box[2] and box[1] <= point[1] < box[3]
@@ -179,7 +200,8 @@ class ChangeGate:
                read: Callable[..., list[Observed]], partial: bool = False,
                owns: Callable[[Observed, Box], bool] | None = None, ppm: float = 1.0,
                cell_mm: float = ZONE_CELL_MM, light: bool = True, sliding: bool = False,
-               apart_mm: float | None = None) -> list[Observed]:
+               apart_mm: float | None = None,
+               doubt: Callable[[list[Observed]], list[Box]] | None = None) -> list[Observed]:
         """The zone's last reading if nothing in it changed; else read it again — with
         `partial`, only the part that changed (`read(core)` returns the objects it read
         round the core box; those of the last reading it does not `own(obj, core)` stand,
@@ -192,13 +214,16 @@ class ChangeGate:
         ``apart_mm`` (with ``partial``): changes at least that far apart are read again
         each round itself (:func:`cores`), not the box round them all (a Quarriors move
         changes one player's Active Pool and Spent Pile, and a draw after an 'end' both
-        players' sides of the mat)."""
+        players' sides of the mat). ``doubt`` (with ``partial``): the boxes of the last
+        reading's objects to read again though nothing changed there (a die read as the
+        state does not hold it: read again, it may read right)."""
         view = self._zone_view(sight, region, ppm)
         hit = self.readings.get(key)
         if hit is not None and hit[0].shape == view.shape:
             cell_px = max(1, int(round(cell_mm * ppm)))
             cells = _cells(view, hit[0], cell_px, sliding) > ZONE_CHANGE
-            if not cells.any():
+            again = doubt(hit[1]) if partial and doubt is not None else []
+            if not cells.any() and not again:
                 return hit[1]
             if light:
                 cells &= lit_alike(view, hit[0], cell_px)
@@ -213,7 +238,9 @@ class ChangeGate:
                 # foul, as the light changed) is never seen
                 cells[:] = True
             c = cell_px / ppm  # a cell's side, mm
-            boxes = cores(cells, region, c, apart_mm if apart_mm is not None else math.inf)
+            boxes = cores(cells, region, c, apart_mm if apart_mm is not None else math.inf) \
+                if cells.any() else []
+            boxes = _unions(boxes + again)
             area = sum((b[2] - b[0]) * (b[3] - b[1]) for b in boxes)
             if partial and area < PARTIAL_SHARE * (region[2] - region[0]) * (
                     region[3] - region[1]):

@@ -44,31 +44,22 @@ moved in a simulated match (seed 3)."""
 
 
 def _die_changes(raw: np.ndarray, lit: np.ndarray) -> np.ndarray:
-    """The cells of die-sized changes: of those beyond the light's doing (``lit``), and of
-    each die-sized patch of changed cells (``raw``, the light's changes too) no larger
-    than INKED_MOST dice that holds INKED_LEAST of them. A white die put on the white
-    paper changed its ink's cells beyond the light's reach and the rest as a shadow would
-    (rendered: a Basic Quiddity culled into a hole of the Wilds, unseen); a light changed
-    or a camera knocked changes the cells round every die, one patch of them all."""
-    import cv2
-
-    out = _cores(lit)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(_cores(raw), connectivity=8)
-    most = INKED_MOST * (DIE_CELLS * DIE_CELLS)
-    for i in range(1, n):
-        if stats[i][4] <= most:
-            patch = labels == i
-            if int((patch & lit).sum()) >= INKED_LEAST:
-                out |= patch.astype(out.dtype)
-    return out.astype(bool)
+    """The cells of die-sized changes. Where little of the zone changed at all (``raw``:
+    at most LOCAL_MOST dice's worth of cells, the light's changes too), each die-sized
+    patch of it: a white die taken from the white paper or put on it changes its ink's
+    cells beyond the light's reach and the rest as a shadow would (rendered: Basic Quiddity
+    dice taken from the Wilds, unseen). Else (a light changed, a camera knocked: the cells
+    round every die) only the patches of cells beyond the light's doing (``lit``)."""
+    if int(raw.sum()) <= LOCAL_MOST * DIE_CELLS * DIE_CELLS:
+        return _cores(raw).astype(bool)
+    return _cores(lit).astype(bool)
 
 
 DIE_CELLS = 6
 """a die's side in cells (16 mm dice, 3 mm cells, with its shadow)"""
-INKED_MOST, INKED_LEAST = 3, 3
-"""see _die_changes: a patch of at most 3 dice's cells holding at least 3 cells changed
-beyond the light's reach (chosen: the Basic Quiddity culled above had 10 such cells, a
-camera refitted a pixel off 17 over the whole Wilds)"""
+LOCAL_MOST = 3
+"""see _die_changes (chosen: a die taken changed some 70 of the Wilds' 3 400 cells at 2 px/mm,
+a light changed most of the cells round its 57 dice)"""
 
 
 def _cores(cells: np.ndarray) -> np.ndarray:
