@@ -20,8 +20,9 @@ shipped file at load; the file itself is unchanged (its checksum stays the model
 
 The option (``DICETABLE_INT8_WEIGHTS``): ``auto`` (the default: 7 bits on an x86 CPU that does
 not report VNNI), ``7bit`` (always) or ``as-shipped`` (never). The rewrite needs the ``onnx``
-package (the dev and train extras); without it the model is opened as shipped, with a
-warning.
+package, a dependency on x86 (pyproject.toml); without it the model is opened as shipped,
+with a warning. Models quantised since 2026-12-01 (``models.training.quantize``:
+``reduce_range``) have 7-bit weights already and are opened as they are.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ _PRODUCTS: dict[tuple[str, str], tuple[int, int, int | None]] = {
     ("", "QLinearMatMul"): (3, 4, None),
 }
 SEVEN_BIT = (-64, 63)
+#: Weights within this never saturate: 2 x 255 x 64 = 32 640 fits an int16 (onnxruntime's
+#: reduce_range quantises to [-64, 64]).
+SAFE = 64
 
 
 def mode() -> str:
@@ -110,8 +114,7 @@ def seven_bit(model: bytes) -> bytes | None:
                 x_zero is not None and numpy_helper.to_array(x_zero).dtype != np.uint8):
             continue  # weights computed at run time, or not a uint8 x int8 product
         weights = numpy_helper.to_array(inits[w_name])
-        if weights.dtype != np.int8 or (int(weights.min()) >= SEVEN_BIT[0]
-                                        and int(weights.max()) <= SEVEN_BIT[1]):
+        if weights.dtype != np.int8 or int(np.abs(weights.astype(np.int16)).max()) <= SAFE:
             continue
         shared = [n for n in (w_name, s_name, b_name) if n is not None and uses[n] > 1]
         if shared:

@@ -9,6 +9,7 @@ ivory dice with black pips.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import numpy as np
@@ -85,9 +86,70 @@ def wild_look(rng: np.random.Generator, body: str | None = None, pips: str | Non
     )
 
 
-def scene_looks(rng: np.random.Generator, n: int) -> tuple[list[DieLook], list[float]]:
+#: Bodies of the glossy sets that are hardest to tell from a table's texture: dark smoke,
+#: gem-coloured see-through plastic, and the swirled two-colour bodies (BGR).
+HARD_BODIES = {
+    "smoke": ((38, 38, 42), (55, 52, 50), (30, 32, 45), (60, 45, 40)),
+    "gem": ((170, 60, 20), (40, 30, 170), (50, 140, 40), (130, 30, 100), (30, 130, 200),
+            (150, 140, 40)),
+    "swirl": ((160, 90, 30), (120, 40, 10), (40, 35, 150), (110, 40, 90), (50, 110, 40),
+              (30, 30, 32), (200, 200, 200), (40, 150, 200)),
+}
+
+
+def hard_look(rng: np.random.Generator) -> DieLook:
+    """A die of one of the glossy sets a reader trained on plain dice takes for texture: dark
+    smoky plastic with red, white or gold pips and the far faces' pips showing through;
+    gem-coloured see-through dice; swirled two-colour bodies; dark bodies with dark pips."""
+    kind = str(rng.choice(["smoke", "smoke", "gem", "swirl", "swirl", "dark"]))
+    pips: tuple[float, float, float]
+    if kind == "dark":
+        body = HARD_BODIES["smoke"][int(rng.integers(len(HARD_BODIES["smoke"])))]
+        pips = ((40.0, 35.0, 170.0), (30.0, 90.0, 140.0), (110.0, 40.0, 20.0))[
+            int(rng.integers(3))]
+        style = "opaque"
+    else:
+        options = HARD_BODIES[kind]
+        body = options[int(rng.integers(len(options)))]
+        light = sum(body) / 3
+        pips = PIPS[str(rng.choice(["red", "red", "white", "gold"] if light < 110
+                                   else ["white", "black", "gold", "red"]))]
+        style = {"smoke": "smoky", "gem": "translucent", "swirl": "marbled"}[kind]
+    jitter = rng.uniform(0.85, 1.15, 3)
+    body_bgr = tuple(float(np.clip(c * j, 0, 255)) for c, j in zip(body, jitter, strict=True))
+    if style == "marbled":  # veins darker or lighter than the body
+        other = HARD_BODIES["swirl"][int(rng.integers(len(HARD_BODIES["swirl"])))]
+        second = tuple(float(np.clip(c, 0, 255)) for c in other)
+    elif style == "smoky":
+        second = tuple(v * 0.3 for v in body_bgr)
+    else:
+        second = body_bgr
+    clear = style in ("translucent", "smoky")
+    return DieLook(
+        body_bgr=body_bgr,  # type: ignore[arg-type]
+        pip_bgr=(float(pips[0]), float(pips[1]), float(pips[2])),
+        style=style, second_bgr=(float(second[0]), float(second[1]), float(second[2])),
+        pip_scale=float(rng.uniform(0.7, 1.3)), corner=float(rng.uniform(0.08, 0.3)),
+        pattern_seed=int(rng.integers(1 << 30)), gloss=float(rng.uniform(0.4, 1.0)),
+        see_through=float(rng.uniform(0.25, 0.7)) if clear else 0.0,
+    )
+
+
+def scene_looks(rng: np.random.Generator, n: int, hard: float = 0.0
+                ) -> tuple[list[DieLook], list[float]]:
     """(looks, edge lengths in mm) of ``n`` dice for one scene: a matched set (one body and
-    pip colour, as a player's set), a Catan pair or a mixed bag."""
+    pip colour, as a player's set), a Catan pair or a mixed bag; with chance ``hard`` the
+    dice of :func:`hard_look` instead, a matched set or a mixed bag of them (0, the default,
+    draws nothing for it: a seed's looks are the same as before it existed)."""
+    if hard > 0 and rng.random() < hard:
+        size = float(rng.choice([12.0, 14.0, 16.0, 16.0, 16.0, 19.0]))
+        if rng.random() < 0.4:
+            one = hard_look(rng)
+            looks = [dataclasses.replace(one, pattern_seed=int(rng.integers(1 << 30)))
+                     for _ in range(n)]
+        else:
+            looks = [hard_look(rng) for _ in range(n)]
+        return looks, [size * float(rng.uniform(0.9, 1.1)) for _ in range(n)]
     mode = rng.random()
     if mode < 0.2:  # Catan: a red and a yellow die, small
         pairs = [CATAN[k % 2] for k in range(n)]

@@ -254,7 +254,7 @@ def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
                n_lookalikes: tuple[int, int] = (0, 8), edge_rate: float = 0.35,
                unreadable_rate: float = 0.03, surfaces: tuple[str, ...] | None = None,
                lookalikes: tuple[str, ...] | None = None,
-               solids: tuple[int, int] = (0, 0)) -> WildScene:
+               solids: tuple[int, int] = (0, 0), hard_looks: float = 0.0) -> WildScene:
     """A random wild scene (see the module docstring).
 
     Args:
@@ -271,6 +271,8 @@ def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
         solids: range of the number of polyhedral dice (:mod:`vision.synth.wild_solids`)
             among the d6; (0, 0), the default, draws nothing for them (a seed's scene is
             the same as before they existed).
+        hard_looks: chance that the dice are of the glossy sets hardest to tell from the
+            table (:func:`vision.synth.wild_looks.hard_look`); 0, the default, draws nothing.
     """
     lo, hi = np.log(np.array(die_frac) * max(width, height))
     die_px = float(np.exp(rng.uniform(lo, hi)))
@@ -280,7 +282,7 @@ def wild_scene(rng: np.random.Generator, width: int = 640, height: int = 640, *,
     mat = draw_surface(kind.name, mh, mw, mm, rng)
     room = width * height / (die_px * 3) ** 2
     n = int(min(int(rng.integers(n_dice[0], n_dice[1] + 1)), max(1, room)))
-    looks, sizes = scene_looks(rng, n)
+    looks, sizes = scene_looks(rng, n, hard_looks)
     half_mm = np.array([mw, mh]) * mm / 2
     spots = _place_dice(rng, cam, n, sizes, kind, half_mm, unreadable_rate)
     dice = [DieSpec(x_mm=float(p[0]), y_mm=float(p[1]), value=int(rng.integers(1, 7)),

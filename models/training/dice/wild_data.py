@@ -46,8 +46,12 @@ DIE_CROPS, LOOKALIKE_CROPS, TABLE_CROPS = 2, 2, 4
 #: The solid scenes' polyhedral dice per scene (``wild_scene``'s ``solids``): RPG dice heaped
 #: round the d6 or scattered, as players' tables hold them (``real-dice-domains/kamil``).
 SOLIDS = (2, 14)
-#: Bump when the solid scenes change (``vision.synth.polyhedra``, ``vision.synth.wild_solids``).
-SOLIDS_VERSION = 1
+#: ... and the chance that their d6 are of the glossy sets hardest to tell from the table
+#: (``wild_scene``'s ``hard_looks``).
+HARD_LOOKS = 0.6
+#: Bump when the solid scenes change (``vision.synth.polyhedra``, ``vision.synth.wild_solids``,
+#: ``vision.synth.wild_looks.hard_look``). 2: hard looks.
+SOLIDS_VERSION = 2
 
 
 def wild_key(seed: int, scenes: int, size: int, solids: bool = False) -> str:
@@ -64,7 +68,8 @@ def _one(job: tuple[int, int, bool]) -> tuple[Samples, np.ndarray]:
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     w, h = SIZES[int(rng.integers(len(SIZES)))]
-    scene, r, look = wild_render(rng, w, h, **({"solids": SOLIDS} if solids else {}))
+    extra = {"solids": SOLIDS, "hard_looks": HARD_LOOKS} if solids else {}
+    scene, r, look = wild_render(rng, w, h, **extra)
     image = normalise_light(r.image)
     s = Samples()
     s.det_images.append(image)
@@ -94,20 +99,24 @@ def wild_samples(seed: int, scenes: int, size: int = CROP_PX, workers: int = 2,
     from the cache. ``solids``: the solid scenes instead (RPG dice among the d6,
     :data:`SOLIDS`; their seeds are others than the wild scenes')."""
     cache = CACHE / f"data_{wild_key(seed, scenes, size, solids)}.pkl"
-    if cache.exists():
-        print(f"using cached wild scenes {cache}", file=sys.stderr)
-        return cache_file.load(cache)
-    seeds = [int(np.random.SeedSequence([seed, 13 if solids else 7, i]).generate_state(1)[0])
-             for i in range(scenes)]
-    out, looks = Samples(), []
-    with Pool(workers) as pool:
-        for s, look in tqdm(pool.imap(_one, [(sd, size, solids) for sd in seeds], chunksize=4),
-                            total=scenes, desc="wild scenes", unit="scene", mininterval=30):
-            out.extend(s)
-            looks.append(look)
     cache.parent.mkdir(parents=True, exist_ok=True)
-    with open(cache, "wb") as f:
-        pickle.dump((out, looks), f, protocol=pickle.HIGHEST_PROTOCOL)
+    with cache_file.building(cache) as make:
+        if not make:
+            print(f"using cached wild scenes {cache}", file=sys.stderr)
+            return cache_file.load(cache)
+        seeds = [int(np.random.SeedSequence([seed, 13 if solids else 7, i]).generate_state(1)[0])
+                 for i in range(scenes)]
+        out, looks = Samples(), []
+        with Pool(workers) as pool:
+            for s, look in tqdm(pool.imap(_one, [(sd, size, solids) for sd in seeds],
+                                          chunksize=4),
+                                total=scenes, desc="wild scenes", unit="scene", mininterval=30):
+                out.extend(s)
+                looks.append(look)
+        tmp = cache.with_name(cache.name + ".tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump((out, looks), f, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(cache)
     return out, looks
 
 
@@ -128,13 +137,16 @@ def wild_crops(seed: int, scenes: int, size: int = CROP_PX, solids: bool = False
     """(crops, labels) of the wild (or solid) scenes alone, from a cache of their own: the
     classifier needs none of the scenes' images (the whole samples are some 5 GB)."""
     cache = CACHE / f"crops_{wild_key(seed, scenes, size, solids)}.npz"
-    if cache.exists():
-        z = np.load(cache)
-        return z["crops"], z["labels"]
-    samples, _ = wild_samples(seed, scenes, size, solids=solids)
-    crops, labels = np.stack(samples.crops), np.array(samples.labels, np.int64)
-    del samples
-    np.savez(cache, crops=crops, labels=labels)
+    with cache_file.building(cache) as make:
+        if not make:
+            z = np.load(cache)
+            return z["crops"], z["labels"]
+        samples, _ = wild_samples(seed, scenes, size, solids=solids)
+        crops, labels = np.stack(samples.crops), np.array(samples.labels, np.int64)
+        del samples
+        tmp = cache.with_name(cache.name + ".tmp.npz")
+        np.savez(tmp, crops=crops, labels=labels)
+        tmp.replace(cache)
     return crops, labels
 
 
