@@ -143,6 +143,11 @@ class Perception:
     and more swept together, touching, some against or on others): a die there is likelier
     not to be found (HEAP_MISS) than one lying apart, and the rules weigh a missing one
     so (engine.observation.Observation.miss)."""
+    partial_dice: bool = False
+    """Read the dice again only round what changed (calibration.table.dice: the detector
+    and the mat search run on those parts alone, each group of changes apart on its own),
+    the dice elsewhere kept from the reading before. Quarriors: a move changes one or two of
+    the mat's eight dice zones, and reading them all cost two thirds of a reading"""
     slot_dice: SlotDice | None = None
     """Dice that lie in the slots of some zones, read slot by slot (calibration.table.
     slot_dice) instead of found by the dice reader (None: found by the dice reader)."""

@@ -103,6 +103,8 @@ def reading_record(seed: int, step: Step, scene: Scene, truth_done: int) -> dict
         rec["actions"] = [a.to_str() for a in res.actions]
     if step.observation is not None:
         rec["dice_moved"] = step.observation.dice_moved
+        if step.observation.changed:  # the watched zones' looks (Observation.changed)
+            rec["changed"] = [list(c) for c in step.observation.changed]
         rec["hand_edge"] = [step.observation.hand_edge, step.observation.hand_edge_confidence,
                             scene.seat]  # seen, how sure, the truth
         rec.update(object_diff(step.observation, scene.view))

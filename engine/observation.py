@@ -171,6 +171,28 @@ class Observed:
 
 
 @dataclass(frozen=True, slots=True)
+class Shift:
+    """A die seen to have come into a watched zone (Observation.changed) or to have left it
+    since the look the zone is compared with: a die-sized change where a die lies now and
+    did not then (``added``), or the reverse; with the die's type as read there (a
+    distribution over the ``type`` attribute's values). Quarriors' Wilds: a cull puts a die
+    back on its card, a capture takes one."""
+
+    zone: str
+    added: bool
+    types: tuple[tuple[str, float], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"zone": self.zone, "added": self.added, "types": dict(self.types)}
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> Shift:
+        types = sorted(((str(t), float(p)) for t, p in (data.get("types") or {}).items()),
+                       key=lambda kv: -kv[1])
+        return Shift(str(data["zone"]), bool(data["added"]), tuple(types))
+
+
+@dataclass(frozen=True, slots=True)
 class Observation:
     """Everything read from one settled frame.
 
@@ -198,6 +220,9 @@ class Observation:
             (Quarriors' Wilds: some 57 dice, each on its card): whether the zone looks
             different from when the match's record last changed what lies there. Only
             zones seen whole this time.
+        shifts: the dice seen to have come into or left those zones since then, each with
+            its type as read (Shift); only where a changed zone's change was told die by
+            die.
     """
 
     objects: tuple[Observed, ...]
@@ -209,6 +234,7 @@ class Observation:
     hand_edge_confidence: float = 0.0
     miss: tuple[tuple[str, float], ...] = ()
     changed: tuple[tuple[str, bool], ...] = ()
+    shifts: tuple[Shift, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out = {"objects": [o.to_dict() for o in self.objects],
@@ -220,6 +246,8 @@ class Observation:
             out["miss"] = dict(self.miss)
         if self.changed:
             out["changed"] = dict(self.changed)
+        if self.shifts:
+            out["shifts"] = [sh.to_dict() for sh in self.shifts]
         return out
 
     @staticmethod
@@ -241,7 +269,8 @@ class Observation:
                            tuple(sorted((str(z), float(p))
                                         for z, p in (data.get("miss") or {}).items())),
                            tuple(sorted((str(z), bool(c))
-                                        for z, c in (data.get("changed") or {}).items())))
+                                        for z, c in (data.get("changed") or {}).items())),
+                           tuple(Shift.from_dict(sh) for sh in data.get("shifts") or ()))
 
 
 def _observed(kind: str, zone: str | None, slot: str | None, confidence: float,

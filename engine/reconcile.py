@@ -25,9 +25,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+from engine.carry import Carried, carry_on, combine, roots
 from engine.core import Candidate, Game, State, throws_dice
 from engine.errors import Rule
-from engine.observation import Expected, Observation, Observed, PartedView, View, in_zone
+from engine.observation import (
+    Expected,
+    Observation,
+    Observed,
+    PartedView,
+    Shift,
+    View,
+    in_zone,
+)
 from engine.resolution import (
     Accepted,
     Ambiguous,
@@ -36,6 +45,7 @@ from engine.resolution import (
     Resolution,
     Violation,
 )
+from engine.shifts import best_possible, shift_fit
 from engine.thrower import SideEvidence, hands_on, may_end_unseen, side_evidence
 
 UNEXPLAINED = Rule(
@@ -79,6 +89,13 @@ class Params:
     taken from a card leaves a die-sized hole). Chosen; the same probe missed 3 of 22
     changes, each where the look kept was already one of the changed table (see
     calibration.table.watch)"""
+    shift_spurious: float = 0.1
+    """probability that a die seen coming into or leaving a watched zone (Observation.
+    shifts) is no die the move added or took there. Chosen, UNMEASURED"""
+    shift_missed: float = 0.2
+    """probability that a die a move added to a watched zone or took from it is not seen
+    as a shift of its own when the zone looks changed (two changes side by side seen as
+    one). Chosen, UNMEASURED"""
     unrolled: float = 0.002
     """prior factor for an action that throws dice (a roll, a re-roll with a card) when the
     observation says no die left its place"""
@@ -106,6 +123,11 @@ class Params:
     applies: such a move is asked at once, as with this option off."""
     side_confidence: float = 0.7
     """least confidence of the edge seen for it to count (engine.thrower.side_evidence)"""
+    carry_floor: float = 0.01
+    """least posterior, among a "no change" reading's quiet explanations, of a chain of moves
+    that show nothing for it to be carried to the next reading (engine.carry)"""
+    carry_max: int = 4
+    """most such chains carried (each is a state the next reading is explained from)"""
     unseen_foul: float = 0.5
     """when the likeliest explanation is a move the camera cannot see (it shows the table as
     it was), a foul that fits the reading better than it is flagged, not asked, once the
@@ -290,11 +312,20 @@ class _Fitter:
         if self.changed:
             self.saturated += len(self.changed) * math.log(
                 1.0 - min(params.watch_false, params.watch_missed))
+        # the dice seen coming into or leaving them (engine.shifts), per changed zone
+        self.shifts: dict[str, list[Shift]] = defaultdict(list)
+        for sh in observation.shifts:
+            if self.changed.get(sh.zone):
+                self.shifts[sh.zone].append(sh)
+        for zone_shifts in self.shifts.values():
+            self.saturated += best_possible(zone_shifts)
+        self.shift_cache: dict[tuple[str, View], float] = {}
 
     def watch_base(self, view: View) -> None:
         """The view of the state the observation is explained from: a candidate changes a
         watched zone when it puts there other than this does."""
         self.base = {z: in_zone(view, z) for z in self.changed}
+        self.shift_cache.clear()  # (its fits are against the base)
 
     def log_likelihood(self, view: View) -> float:
         total = 0.0
@@ -311,9 +342,17 @@ class _Fitter:
         p = self.params
         total = 0.0
         for zone, looks_changed in self.changed.items():
-            same = in_zone(view, zone) == self.base.get(zone, ())
+            here = in_zone(view, zone)
+            same = here == self.base.get(zone, ())
             if looks_changed:
                 total += math.log(p.watch_false if same else 1.0 - p.watch_missed)
+                if not same and zone in self.shifts:
+                    fit = self.shift_cache.get((zone, here))
+                    if fit is None:
+                        fit = self.shift_cache[(zone, here)] = shift_fit(
+                            here, self.base.get(zone, ()), self.shifts[zone],
+                            p.shift_spurious, p.shift_missed)
+                    total += fit
             else:
                 total += math.log(1.0 - p.watch_false if same else p.watch_missed)
         return total
@@ -597,13 +636,42 @@ def _decision_key(action: Any) -> Any:
 
 
 def reconcile(game: Game[Any, Any], state: State, observation: Observation,
-              params: Params = Params(), seats: Sequence[str] | None = None) -> Resolution:
+              params: Params = Params(), seats: Sequence[str] | None = None,
+              carried: Carried = ()) -> Resolution:
     """Explain ``observation`` from ``state``: see the module docstring. ``seats``: the
-    table edge each player sits at (engine.thrower), or None when not set."""
+    table edge each player sits at (engine.thrower), or None when not set; ``carried``:
+    what the reading before, left as no change, handed on (``NoChange.carried``, engine.
+    carry), for a record still at ``state``."""
     with _no_cycle_collection():
         fitter = _Fitter(observation, params)
-        return decide(_explain(game, state, observation, fitter, params, seats), params,
-                      fitter.saturated)
+        explanations, quiet = _explain_carried(game, state, observation, fitter, params,
+                                               seats, carried)
+        res = decide(explanations, params, fitter.saturated)
+        if isinstance(res, NoChange) and quiet:
+            kept = carry_on(quiet, params.carry_floor, params.carry_max)
+            if kept:
+                res = NoChange(res.confidence, kept)
+        return res
+
+
+def _explain_carried(game: Game[Any, Any], state: State, observation: Observation,
+                     fitter: _Fitter, params: Params, seats: Sequence[str] | None,
+                     carried: Carried) -> tuple[list[Explanation], Quiet]:
+    """The explanations from each carried state (engine.carry), and the quiet ones."""
+    starts = roots(game, state, carried)
+    if len(starts) == 1 and not starts[0][0]:
+        out, _, alone = _explain_z(game, state, observation, fitter, params, seats)
+        return out, alone
+    parts = []
+    quiet: Quiet = []
+    for chain, log_w, now in starts:
+        out, log_z, q = _explain_z(game, now, observation, fitter, params, seats)
+        # the chain alone stays left to the next move as _deferred would leave it
+        defer = bool(game.follow_unseen) and not observation.dice_moved and \
+            game.outcome(now) is None and not may_end_unseen(game, now)
+        parts.append((chain, log_w, out, log_z, defer))
+        quiet += [(chain + c, log_w + v) for c, v in q if c or not chain or defer]
+    return combine(parts), quiet
 
 
 def explain(game: Game[Any, Any], state: State, observation: Observation,
@@ -635,6 +703,20 @@ def _no_cycle_collection() -> Iterator[None]:
 
 def _explain(game: Game[Any, Any], state: State, observation: Observation, fitter: _Fitter,
              params: Params, seats: Sequence[str] | None = None) -> list[Explanation]:
+    return _explain_z(game, state, observation, fitter, params, seats)[0]
+
+
+Quiet = list[tuple[tuple[Any, ...], float]]
+"""The explanations that show the table as it was and are left to the next move (no change,
+and each deferred chain: _deferred), each with its log prior x likelihood, one by one (the
+posteriors merge them: engine.carry)"""
+
+
+def _explain_z(game: Game[Any, Any], state: State, observation: Observation, fitter: _Fitter,
+               params: Params, seats: Sequence[str] | None = None
+               ) -> tuple[list[Explanation], float, Quiet]:
+    """The explanations (best first), the log of their summed prior x likelihood (what they
+    are normalised by) and the quiet ones (Quiet)."""
     seated = params.thrower_side and bool(seats)
     side = side_evidence(observation.hand_edge, observation.hand_edge_confidence, seats,
                          params.side_confidence) if seated else None
@@ -692,9 +774,10 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
                                   params, observation.dice_moved, side)
         scored = _settled(game, state, scored)
         if not seated:
-            return _defer(_posteriors(scored, view, bool(observation.dice_moved),
-                                      scored[0].log_likelihood),
-                          _deferred(game, state, scored, observation))
+            deferred = _deferred(game, state, scored, observation)
+            out, log_z = _posteriors_z(scored, view, bool(observation.dice_moved),
+                                       scored[0].log_likelihood)
+            return _defer(out, deferred), log_z, _quiet(scored, deferred)
         # a move that changes nothing the camera reads fits each zone's reading as the table
         # as it was does, not only in sum (Pyradice: a die taken to the wrong space fits a
         # reading with a misread die as badly as no move at all)
@@ -708,12 +791,26 @@ def _explain(game: Game[Any, Any], state: State, observation: Observation, fitte
             scored += _expand(game, s.state, s.actions, s.log_prior - s.unthrown - s.sided,
                               fitter, params, observation.dice_moved, side)
         scored = _settled(game, state, scored)
-        out = _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
+        out, log_z = _posteriors_z(scored, view, bool(observation.dice_moved),
+                                   scored[0].log_likelihood)
         # Left to the next move, whose thrower's side will tell it; not when the tracker
         # saw the dice thrown now (that was no unseen move alone).
         ends = {s.actions for s in ends_turn} if not observation.dice_moved else set()
-        return _defer(out, ends | _deferred(game, state, scored, observation))
-    return _posteriors(scored, view, bool(observation.dice_moved), scored[0].log_likelihood)
+        deferred = _deferred(game, state, scored, observation)
+        return _defer(out, ends | deferred), log_z, _quiet(scored, deferred)
+    out, log_z = _posteriors_z(scored, view, bool(observation.dice_moved),
+                               scored[0].log_likelihood)
+    return out, log_z, []
+
+
+def _quiet(scored: Sequence[_Scored], deferred: set[tuple[Any, ...]]) -> Quiet:
+    """See Quiet (only chains of Game.follow_unseen are deferred)."""
+    best: dict[tuple[Any, ...], float] = {}
+    for s in scored:
+        if s.actions == () or s.actions in deferred:
+            v = s.log_prior + s.log_likelihood
+            best[s.actions] = max(v, best.get(s.actions, -math.inf))
+    return list(best.items())
 
 
 def _deferred(game: Game[Any, Any], state: State, scored: Sequence[_Scored],
@@ -740,6 +837,14 @@ def _defer(out: list[Explanation], actions: set[tuple[Any, ...]]) -> list[Explan
 def _posteriors(scored: Iterable[_Scored], current: View = (),
                 dice_moved: bool = False, current_fit: float | None = None
                 ) -> list[Explanation]:
+    return _posteriors_z(scored, current, dice_moved, current_fit)[0]
+
+
+def _posteriors_z(scored: Iterable[_Scored], current: View = (),
+                  dice_moved: bool = False, current_fit: float | None = None
+                  ) -> tuple[list[Explanation], float]:
+    """The explanations with their posteriors, and the log of the sum of prior x likelihood
+    they were normalised by."""
     # Explanations that predict the same table and lead to the same state are one for the
     # camera and for the match: keep the most probable a priori (on a tie, a legal one, then
     # the shorter chain). Same table, different states stay apart, so the players are asked
@@ -785,7 +890,7 @@ def _posteriors(scored: Iterable[_Scored], current: View = (),
                        unseen=bool(s.actions) and s.error is None and as_it_was(s))
            for s, w in zip(items, weights, strict=True)]
     out.sort(key=lambda e: -e.posterior)
-    return out
+    return out, top + math.log(z)
 
 
 def decide(explanations: Sequence[Explanation], params: Params,

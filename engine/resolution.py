@@ -38,6 +38,10 @@ class Explanation:
 @dataclass(frozen=True, slots=True)
 class NoChange:
     confidence: float
+    carried: tuple[tuple[tuple[Any, ...], float], ...] = ()
+    """moves that show nothing, left to the next move: each chain (the empty one: nothing
+    happened) with its posterior among them, for the next reading while the record stays
+    where it is (engine.carry; reconcile's ``carried``)"""
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "no_change", "confidence": self.confidence}

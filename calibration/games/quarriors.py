@@ -76,6 +76,9 @@ SPEC = register(Perception(
     # a capture takes a die from its card, a cull puts one back (RULES capture, cull): the
     # Wilds show both, whatever the Used Pile's heap hides
     watched_zones=("wilds",),
+    # a move changes one or two of the eight zones (a spend: the Active Pool and the Spent
+    # Pile): the others' dice are kept from the reading before
+    partial_dice=True,
     in_play=("quarriors-basic-quiddity", "quarriors-assistant", "quarriors-portal"),
     setup_form=setup_form,
     setup_rows=setup_rows,

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from calibration.layouts import Layout, Slot, load_layout
-from calibration.perception import perception
+from calibration.perception import perception, resolve
 from calibration.printing.card_layout import CARD_BAND_MM, CARD_COLUMN_GAP_MM, CARD_MM
 from calibration.render.synthetic import MatRenderer, enrolment_dice, pip_colour
 from engine.observation import Expected, View, make_view
@@ -180,8 +180,11 @@ class TableRenderer:
                          if z is not None and n > self._room(z)}
         old = list(self.placement.dice)
         # a crowded zone whose dice changed is laid again, pushed together (players sweep
-        # dice into a Quarriors Used Pile): its dice leave their old places
-        swept = {z for z in self._crowded
+        # dice into a Quarriors Used Pile): its dice leave their old places. Not a watched
+        # zone (Perception.watched_zones: Quarriors' Wilds, each die standing on its Power
+        # Card): a die taken leaves the others standing, one put back takes a free place
+        standing = set(resolve(self.layout, perception(self.game).watched_zones))
+        swept = {z for z in self._crowded - standing
                  if sorted(repr(e) for e in dice if e.zone == z)
                  != sorted(repr(d[0]) for d in old if d[0].zone == z)}
         old = [d for d in old if d[0].zone not in swept]

@@ -20,6 +20,7 @@ would never show).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -112,6 +113,55 @@ def _cells(a: np.ndarray, b: np.ndarray, c: int = ZONE_CELL_MM, sliding: bool = 
                       interpolation=cv2.INTER_AREA)
 
 
+def _unions(boxes: list[Box]) -> list[Box]:
+    """The boxes, those that overlap joined into the box round them (each object is then
+    read in one box only)."""
+    out = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                              max(a[3], b[3]))
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return out
+
+
+def inside(point: tuple[float, float], box: Box) -> bool:
+    """Whether a mat point lies in a box (x0, y0, x1, y1), its far edges excluded."""
+    return box[0] <= point[0] < box[2] and box[1] <= point[1] < box[3]
+
+
+def cores(cells: np.ndarray, region: Box, cell_mm: float, apart_mm: float) -> list[Box]:
+    """The boxes (mm) round the changed ``cells`` of a view of ``region``: one round them
+    all, or with a finite ``apart_mm`` one round each group of changes nearer than that to
+    one another."""
+    ys, xs = np.nonzero(cells)
+    if not math.isfinite(apart_mm):
+        return [(region[0] + xs.min() * cell_mm, region[1] + ys.min() * cell_mm,
+                 region[0] + (xs.max() + 1) * cell_mm, region[1] + (ys.max() + 1) * cell_mm)]
+    import cv2
+
+    grow = max(1, int(math.ceil(apart_mm / cell_mm)))
+    near = cv2.dilate(cells.astype(np.uint8), np.ones((grow, grow), np.uint8))
+    n, labels = cv2.connectedComponents(near, connectivity=8)
+    out = []
+    for i in range(1, n):
+        yy, xx = np.nonzero((labels == i) & cells)
+        if len(xx):
+            out.append((region[0] + xx.min() * cell_mm, region[1] + yy.min() * cell_mm,
+                        region[0] + (xx.max() + 1) * cell_mm,
+                        region[1] + (yy.max() + 1) * cell_mm))
+    return out
+
+
 def agrees(objects: list[Observed], expected: Any, zone: str) -> bool:
     """Whether a zone's reading shows what the view ``expected`` (the state the match believes
     in; None: not known) puts in ``zone``: as many objects, each matched to one expected on
@@ -149,8 +199,9 @@ class ChangeGate:
     def cached(self, key: str, sight: Sight, region: tuple[float, float, float, float],
                read: Callable[..., list[Observed]], partial: bool = False,
                owns: Callable[[Observed, Box], bool] | None = None, ppm: float = 1.0,
-               cell_mm: float = ZONE_CELL_MM, light: bool = True, sliding: bool = False
-               ) -> list[Observed]:
+               cell_mm: float = ZONE_CELL_MM, light: bool = True, sliding: bool = False,
+               apart_mm: float | None = None,
+               doubt: Callable[[list[Observed]], list[Box]] | None = None) -> list[Observed]:
         """The zone's last reading if nothing in it changed; else read it again — with
         `partial`, only the part that changed (`read(core)` returns the objects it read
         round the core box; those of the last reading it does not `own(obj, core)` stand,
@@ -159,13 +210,20 @@ class ChangeGate:
         pips are too small for its test (a die turned by hand from 4 to 6 passed it). A
         zone whose last reading disagrees with the state the match believes in
         (:func:`agrees`) is read again even when only the light changed. `sliding`: cells
-        compared as :func:`_cells` says (the dice: a turned die changes only pips)."""
+        compared as :func:`_cells` says (the dice: a turned die changes only pips).
+        ``apart_mm`` (with ``partial``): changes at least that far apart are read again
+        each round itself (:func:`cores`), not the box round them all (a Quarriors move
+        changes one player's Active Pool and Spent Pile, and a draw after an 'end' both
+        players' sides of the mat). ``doubt`` (with ``partial``): the boxes of the last
+        reading's objects to read again though nothing changed there (a die read as the
+        state does not hold it: read again, it may read right)."""
         view = self._zone_view(sight, region, ppm)
         hit = self.readings.get(key)
         if hit is not None and hit[0].shape == view.shape:
             cell_px = max(1, int(round(cell_mm * ppm)))
             cells = _cells(view, hit[0], cell_px, sliding) > ZONE_CHANGE
-            if not cells.any():
+            again = doubt(hit[1]) if partial and doubt is not None else []
+            if not cells.any() and not again:
                 return hit[1]
             if light:
                 cells &= lit_alike(view, hit[0], cell_px)
@@ -179,20 +237,19 @@ class ChangeGate:
                 # change the light test took for the light's (the table put back after a
                 # foul, as the light changed) is never seen
                 cells[:] = True
-            ys, xs = np.nonzero(cells)
             c = cell_px / ppm  # a cell's side, mm
-            core = (region[0] + xs.min() * c, region[1] + ys.min() * c,
-                    region[0] + (xs.max() + 1) * c, region[1] + (ys.max() + 1) * c)
-            area = (core[2] - core[0]) * (core[3] - core[1])
+            boxes = cores(cells, region, c, apart_mm if apart_mm is not None else math.inf) \
+                if cells.any() else []
+            boxes = _unions(boxes + again)
+            area = sum((b[2] - b[0]) * (b[3] - b[1]) for b in boxes)
             if partial and area < PARTIAL_SHARE * (region[2] - region[0]) * (
                     region[3] - region[1]):
-                fresh = read(core)
+                fresh = [o for core in boxes for o in read(core)]
                 if owns is None:
                     kept = [o for o in hit[1] if o.position_mm is None
-                            or not (core[0] <= o.position_mm[0] < core[2]
-                                    and core[1] <= o.position_mm[1] < core[3])]
+                            or not any(inside(o.position_mm, core) for core in boxes)]
                 else:
-                    kept = [o for o in hit[1] if not owns(o, core)]
+                    kept = [o for o in hit[1] if not any(owns(o, core) for core in boxes)]
                 got = kept + fresh
                 self.readings[key] = (view, got)
                 return got

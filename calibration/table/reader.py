@@ -109,7 +109,9 @@ class TableReader:
         watched = resolve(profile.layout, spec.watched_zones)
         table = cls(CameraFit(profile), dice, pieces, enrolment,
                     miss=tuple((z, HEAP_MISS) for z in resolve(profile.layout, spec.heap_zones)),
-                    watch=ZoneWatch(profile.layout, watched) if watched else None)
+                    watch=ZoneWatch(profile.layout, watched,
+                                    dice.dice_at if isinstance(dice, DiceStage) else None)
+                    if watched else None)
         if enrolment is not None:
             if isinstance(dice, DiceStage) and dice.enrolled is not None:
                 dice.enrolled.dice()  # prepares them now, not at the first throw
@@ -168,8 +170,9 @@ class TableReader:
         self.timings = {}
 
         def lap(name: str) -> None:
+            # (summed: the dice stage's steps run once per changed part, partial_dice)
             now = time.perf_counter()
-            self.timings[name] = round((now - t["t"]) * 1000, 1)
+            self.timings[name] = round(self.timings.get(name, 0.0) + (now - t["t"]) * 1000, 1)
             t["t"] = now
 
         table = self.fit(image)
@@ -189,7 +192,8 @@ class TableReader:
         lap("zones")
         self.last = (table, tuple(dice + pieces))
         return Observation(tuple(dice + pieces), seen, None, seq, moved,
-                           miss=self.miss, changed=changed)
+                           miss=self.miss, changed=changed,
+                           shifts=self.watch.shifts if self.watch is not None else ())
 
     def locate(self, obj: Expected) -> tuple[np.ndarray, bool] | None:
         """Where ``obj`` lies in the frame last read (the protocol's): the object read in

@@ -34,6 +34,7 @@ from engine import (
     get_game,
     reconcile,
 )
+from engine.carry import Carried
 from engine.observation import Expected
 from engine.reconcile import Params
 
@@ -80,6 +81,10 @@ class _Live:
     amendments: list[Amendment] = field(default_factory=list)
     """the players' corrections the camera's next readings are compared against"""
     alert: _Alert = field(default_factory=_Alert)
+    carried: tuple[int, Any, Carried] | None = None
+    """what the camera's last reading, left as no change, handed on (NoChange.carried): the
+    number of the match's entries and its state then, and the chains; used by the next
+    reading only while the match is still there (engine.carry)"""
 
 
 def _engine_error(exc: EngineError) -> ServiceError:
@@ -140,8 +145,13 @@ class MatchService:
             observation = replace(observation, moved=None)
         observation = self.amend(match_id, observation)
         t0 = time.perf_counter()
+        kept = live.carried
+        carried = kept[2] if kept is not None and kept[0] == len(match.entries) \
+            and kept[1] is match.state else ()
         res = reconcile(match.game, match.state, observation, params or Params(),
-                        match.seats)
+                        match.seats, carried)
+        live.carried = (len(match.entries), match.state, res.carried) \
+            if isinstance(res, NoChange) and res.carried else None
         if timings is not None:
             timings["reconcile"] = (time.perf_counter() - t0) * 1000
         self._record(match_id, live, res, evidence, observation.frame)

@@ -116,3 +116,47 @@ def test_a_die_located_twice_is_one_die() -> None:
 
     got = _one_per_die([die(100.0, 0.8), die(111.0, 0.97), die(127.0, 0.9)], 16.0)
     assert [o.position_mm[0] for o in got] == [111.0, 127.0]  # type: ignore[index]
+
+
+def test_a_die_taken_from_the_wilds_or_put_back_is_read_by_type() -> None:
+    """A capture takes one die from its card and a cull puts one back; the Wilds' other dice
+    stand where they stood (the renderer: calibration.render.table, watched zones are not
+    swept). The watch tells each die-sized change as a die that left, read on the look
+    before, or one that came, read now (Observation.shifts); the Death spell's die, whose
+    face is about as light as the paper, is seen taken too (its cells' holes filled)."""
+    from engine.observation import Expected, make_view
+    from vision.frame import Frame
+
+    table = SimulatedTable("quarriors", 2, 0, SimParams())
+    reader = table.observer()
+    renderer = table.renderer
+    assert renderer is not None
+    seq = [0]
+
+    def seen(view: tuple, record: tuple) -> tuple[dict[str, bool], list]:
+        renderer.place(view, thrown=False)
+        reader.expect(record)
+        seq[0] += 1
+        obs = reader.read(Frame(renderer.render_still(view, seed=seq[0]), seq[0], 0.0, "t"))
+        return dict(obs.changed), [(s.added, s.types[0][0]) for s in obs.shifts]
+
+    full = table.game.expected_view(table.truth.state)
+    seen(full, full)
+    standing = {(round(x, 1), round(y, 1)) for e, x, y, *_ in renderer.placement.dice
+                if e.zone == "wilds"}
+    now = full
+    for die in ("portal", "death"):
+        taken = list(now)
+        taken.remove(next(e for e in now if e.zone == "wilds"
+                          and e.attr("type") == f"quarriors-{die}"))
+        changed, shifts = seen(make_view(taken), now)
+        assert changed == {"wilds": True} and shifts == [(False, f"quarriors-{die}")]
+        now = make_view(taken)
+        assert seen(now, now) == ({"wilds": False}, [])
+    left = {(round(x, 1), round(y, 1)) for e, x, y, *_ in renderer.placement.dice
+            if e.zone == "wilds"}
+    assert len(standing - left) == 2 and left < standing  # the others did not move
+    culled = make_view([*now, Expected.make("die", "wilds", type="quarriors-basic-quiddity")])
+    changed, shifts = seen(culled, now)
+    assert changed == {"wilds": True}
+    assert shifts == [(True, "quarriors-basic-quiddity")]

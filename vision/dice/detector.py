@@ -154,17 +154,22 @@ class DiceDetector:
         heat, peak, geom = self.session.run(None, {self.input_name: tensor})
         return heat, peak, geom
 
-    def postprocess(self, outputs: tuple[np.ndarray, np.ndarray, np.ndarray], box: Letterbox
-                    ) -> Detections:
-        coarse = round(max(box.width, box.height) * box.scale) < self.long_side
+    def postprocess(self, outputs: tuple[np.ndarray, np.ndarray, np.ndarray], box: Letterbox,
+                    coarse: bool | None = None) -> Detections:
+        """``coarse``: whether the image was seen smaller than the detector's home scale
+        (None: told by its size; a part cut from a frame seen at the frame's scale is not)."""
+        if coarse is None:
+            coarse = round(max(box.width, box.height) * box.scale) < self.long_side
         if self.faint is None or self.faint >= self.threshold or coarse:
             # A coarse pass looks for big dice; its small boxes are pips and specks.
             return decode(*outputs, box=box, threshold=self.threshold)
         return keep_faint_small(decode(*outputs, box=box, threshold=self.faint), box,
                                 self.threshold)
 
-    def __call__(self, image: np.ndarray, long_side: int | None = None) -> Detections:
+    def __call__(self, image: np.ndarray, long_side: int | None = None,
+                 coarse: bool | None = None) -> Detections:
         """Dice in ``image`` seen at ``long_side`` px (default: this detector's); the network
-        is fully convolutional, so one session serves every scale."""
+        is fully convolutional, so one session serves every scale. ``coarse``: as
+        :meth:`postprocess`'s."""
         tensor, box = self.preprocess(image, long_side)
-        return self.postprocess(self.infer(tensor), box)
+        return self.postprocess(self.infer(tensor), box, coarse)

@@ -88,10 +88,13 @@ class DiceReader:
             FaceClassifier(classifier_path, turns=turns)
         self.timings = Timings()
 
-    def read(self, image: np.ndarray, balanced: bool = False) -> Detections:
+    def read(self, image: np.ndarray, balanced: bool = False,
+             long_side: int | None = None) -> Detections:
         """Dice in a (H, W, 3) uint8 BGR image. ``balanced``: the image is already
         :func:`vision.dice.photometry.normalise_light`'s (a caller that cuts crops of its own from
-        the balanced photo balances it once, not twice)."""
+        the balanced photo balances it once, not twice). ``long_side``: the image is seen at
+        that many px on its longer side instead of the detector's (a part cut from a photo
+        seen at the photo's scale); only with ``any_scale`` off."""
         self.timings = Timings()
         t = time.perf_counter()
         if not balanced:
@@ -101,7 +104,9 @@ class DiceReader:
             found, crops, faces, not_die = self._coarse_to_fine(image)
             t = self.timings.add("detect+classify", t)
         else:
-            found = self.candidates(image)
+            # (a part seen at its photo's scale is read as the photo is: not a coarse pass)
+            found = self.candidates(image) if long_side is None or self.any_scale \
+                else self.detector(image, long_side, coarse=False)
             t = self.timings.add("detect", t)
             crops = self.classifier.preprocess(image, found.xyxy)
             t = self.timings.add("crop", t)
