@@ -103,10 +103,16 @@ def test_demo_table_live_question_and_undo(server: tuple[str, Any], page: Any) -
     service.note(mid, "question", " or ".join(candidates) + "?",
                  data={"candidates": [{"actions": [a]} for a in candidates]})
     page.wait_for_selector("#m-pending.question")
-    page.locator(f"#m-pending button.answer[data-action='{candidates[1]}']").click()
     # the recorded move's own log line (the question's line names the candidates too, and
-    # matched before the answer was recorded: issue 32, 11)
-    page.locator(f"#m-log li.action.live > span.text:text-is('{candidates[1]}')").wait_for()
+    # matched before the answer was recorded: issue 32, 11); the demo may have played the
+    # same move before (IceDice's 'take red L' twice), so one more such line is the answer's
+    lines = page.locator(f"#m-log li.action.live > span.text:text-is('{candidates[1]}')")
+    before = lines.count()
+    page.locator(f"#m-pending button.answer[data-action='{candidates[1]}']").click()
+    deadline = time.monotonic() + 30
+    while lines.count() <= before:
+        assert time.monotonic() < deadline, f"no log line for the answer {candidates[1]!r}"
+        time.sleep(0.1)
     assert service.view(mid)["entries"][-1]["text"] == candidates[1]
     page.get_by_role("button", name="Undo").click()
     page.wait_for_selector("#m-log li.undo")
