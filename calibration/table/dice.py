@@ -225,7 +225,7 @@ class DiceStage:
             return det
         mm = sight.table.geometry.to_mm(last.center, sight.table.layout.object_height_mm)
         outside = np.array([not inside((float(p[0]), float(p[1])), core) for p in mm], bool)
-        return _joined(last[np.nonzero(outside)[0]], det)
+        return Detections.concat([last[np.nonzero(outside)[0]], det])
 
     # --- the steps ----------------------------------------------------------------------------
     def _die_confidence(self, image: np.ndarray, det: Detections, objects: list[Observed]
@@ -459,17 +459,6 @@ def _shifted(det: Detections, dx: int, dy: int) -> Detections:
     if not len(det):
         return det
     return replace(det, xyxy=det.xyxy + np.array([dx, dy, dx, dy], det.xyxy.dtype))
-
-
-def _joined(a: Detections, b: Detections) -> Detections:
-    if not len(a):
-        return b
-    if not len(b):
-        return a
-    return Detections(np.concatenate([a.xyxy, b.xyxy]),
-                      np.concatenate([a.confidence, b.confidence]),
-                      np.concatenate([a.face_probs, b.face_probs]),
-                      a.body_colour + b.body_colour, a.pip_colour + b.pip_colour)
 
 
 def _one_per_die(dice: list[Observed], edge_mm: float) -> list[Observed]:

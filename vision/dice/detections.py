@@ -88,6 +88,18 @@ class Detections:
         """No dice."""
         return cls(xyxy=np.zeros((0, 4), np.float32), confidence=np.zeros(0, np.float32))
 
+    @classmethod
+    def concat(cls, parts: list[Detections]) -> Detections:
+        """The dice of ``parts`` together, in order, every attribute kept."""
+        parts = [p for p in parts if len(p)]
+        if len(parts) <= 1:
+            return parts[0] if parts else cls.empty()
+        return cls(np.concatenate([p.xyxy for p in parts]),
+                   np.concatenate([p.confidence for p in parts]),
+                   np.concatenate([p.face_probs for p in parts]),
+                   tuple(c for p in parts for c in p.body_colour),
+                   tuple(c for p in parts for c in p.pip_colour))
+
     def __len__(self) -> int:
         return int(self.xyxy.shape[0])
 
