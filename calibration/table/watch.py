@@ -14,6 +14,16 @@ what lies there (a capture, a cull accepted or answered): a change the record ha
 followed yet stays a change at every reading until it does (a capture left to the next
 move is still seen then). It is compared as the dice are (calibration.table.gate: sliding
 windows of 3 mm cells at 2 px/mm, the light's changes set aside).
+
+The look kept follows the light: at a reading that shows no die-sized change against it
+nor against the reading before, it becomes this reading's look. Kept from the record's
+last change alone, it was turns old and lit otherwise (simulated Quarriors, seed 2: 2 720
+of the Wilds' 3 358 cells changed against it with nothing moved), so every change was
+judged as one under a changed light, where a white die taken from the white paper looks
+like a shadow gone, and a Devotee of the Holy Query's capture went unseen two readings
+running, then recorded as an 'end' without it. A change is also looked for against the
+reading before (the same light, mostly): once seen, the zone is changed until the record
+follows it.
 """
 
 from __future__ import annotations
@@ -41,6 +51,13 @@ CHANGE_CELLS = 3
 die taken leaves a 16 mm hole). The edges of every die, a pixel off when the camera's fit
 moved by a fraction of one, changed scattered cells: 17 of the Wilds' 3 000 with nothing
 moved in a simulated match (seed 3)."""
+
+
+def _changes(look: np.ndarray, ref: np.ndarray, cell: int) -> np.ndarray:
+    """The cells of die-sized changes between two looks of a zone."""
+    raw = _cells(look, ref, cell, sliding=True) > ZONE_CHANGE
+    lit = raw & lit_alike(look, ref, cell) if raw.any() else raw
+    return _die_changes(raw, lit)
 
 
 def _die_changes(raw: np.ndarray, lit: np.ndarray) -> np.ndarray:
@@ -100,6 +117,9 @@ class ZoneWatch:
     """the dice seen coming into or leaving the zones at the last :meth:`observe`"""
     _last: dict[str, np.ndarray] = field(default_factory=dict)
     """each zone's look at the last reading that saw it whole"""
+    _pending: dict[str, np.ndarray] = field(default_factory=dict)
+    """the die-sized changes seen against the reading before, that the record has not
+    followed yet (the zone is changed until it does)"""
     _ref: dict[str, np.ndarray | None] = field(default_factory=dict)
     """each zone's look when the record last changed what lies there (None: not seen yet)"""
     _held: dict[str, View] = field(default_factory=dict)
@@ -117,6 +137,7 @@ class ZoneWatch:
                 if zone in self._held:
                     self._ref[zone] = self._last.get(zone)
                     self._ref_sight[zone] = self._last_sight.get(zone)
+                self._pending.pop(zone, None)
                 self._held[zone] = held
 
     def observe(self, sight: Sight, seen: frozenset[str]) -> tuple[tuple[str, bool], ...]:
@@ -135,6 +156,7 @@ class ZoneWatch:
             look = mean_normalised(rectify(sight.image, sight.table.geometry.homography,
                                            (float(x0), float(y0), float(x1), float(y1)),
                                            WATCH_PPM))
+            before = self._last.get(zone)
             self._last[zone] = look
             self._last_sight[zone] = sight
             ref = self._ref.get(zone)
@@ -142,10 +164,20 @@ class ZoneWatch:
                 self._ref[zone] = look  # the first look: nothing to compare with yet
                 self._ref_sight[zone] = sight
                 continue
-            raw = _cells(look, ref, cell, sliding=True) > ZONE_CHANGE
-            cells = raw & lit_alike(look, ref, cell) if raw.any() else raw
-            cells = _die_changes(raw, cells)
+            cells = _changes(look, ref, cell)
+            if before is not None and before.shape == look.shape:
+                lately = _changes(look, before, cell)
+                if lately.any():
+                    pending = self._pending.get(zone)
+                    self._pending[zone] = lately if pending is None else pending | lately
+            pending = self._pending.get(zone)
+            if pending is not None and not cells.any():
+                cells = pending  # (told die by die where it was seen)
             changed = bool(cells.any())
+            if not changed:
+                # nothing moved: the look kept follows the light (module docstring)
+                self._ref[zone] = look
+                self._ref_sight[zone] = sight
             out.append((zone, changed))
             then = self._ref_sight.get(zone)
             if changed and self.typer is not None and then is not None:

@@ -104,6 +104,37 @@ def test_the_wilds_are_watched_for_a_die_taken() -> None:
     assert seen(taken_view, taken_view, 5) == {"wilds": False}
 
 
+def test_a_white_die_taken_after_the_light_changed_is_seen() -> None:
+    """The look kept follows the light (calibration.table.watch): after the light changed
+    with nothing moved, a white die taken from the white paper is a change (kept from the
+    record's last change, under the old light, every cell looked changed and the die's
+    going like a shadow's: unseen)."""
+    from vision.frame import Frame
+
+    table = SimulatedTable("quarriors", 2, 0, SimParams())
+    reader = table.observer()
+    renderer = table.renderer
+    assert renderer is not None
+    full = table.game.expected_view(table.truth.state)
+    white = ("quarriors-devotee-of-the-holy-query", "quarriors-ghostly-spirit")
+    die = next(e for e in full if e.zone == "wilds" and e.attr("type") in white)
+    taken = list(full)
+    taken.remove(die)
+    lit = {"light": 0.8, "light_azimuth": 60.0}
+
+    def seen(view: tuple, seq: int, **look: object) -> dict[str, bool]:
+        renderer.place(view, thrown=False)
+        reader.expect(full)
+        image = renderer.render_still(view, seed=seq, **look)  # type: ignore[arg-type]
+        return dict(reader.read(Frame(image, seq, 0.0, "test")).changed)
+
+    assert seen(full, 1) == {}
+    assert seen(full, 2, **lit) == {"wilds": False}
+    assert seen(full, 3, **lit) == {"wilds": False}
+    assert seen(tuple(taken), 4, **lit) == {"wilds": True}
+    assert seen(tuple(taken), 5, **lit) == {"wilds": True}  # until the record follows
+
+
 def test_a_die_located_twice_is_one_die() -> None:
     """Two readings whose top faces were located closer than SAME_DIE x the edge are one die
     (the surer stays); two dice side by side, an edge apart, are two."""
