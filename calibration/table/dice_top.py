@@ -387,7 +387,7 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
             # red-brown Quake Dragon: 52 of 228 Used Pile misreads in the missing and extra
             # objects of `simulate --game quarriors --seed 0 --report`)
             best = replace(best, faces={}, probability=0.0)
-        out.append(best if only else _by_expert(face_reader, crops, best))
+        out.append(best if only else _by_expert(face_reader, crops, best, logits))
         if keep is not None:
             kept.append((c, look, only, out[-1]))
     if keep is not None:
@@ -468,14 +468,17 @@ def _face_colours(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return body, ink
 
 
-def _by_expert(face_reader: Any, crops: np.ndarray, best: TopReading) -> TopReading:
+def _by_expert(face_reader: Any, crops: np.ndarray, best: TopReading,
+               logits: np.ndarray | None = None) -> TopReading:
     """The face of a die whose type has an expert face model (vision.faces.reading: IceDice's size
     die) read again with that model on the same crops; the shared model still says the type.
     (The shared model read the size die's pictograms a size too large on rendered tables:
     103 of 1787 rolls, SL as ML 16 %, S as SM 8 %, M as L 6 %.)"""
     if not face_reader.has_expert(best.type):
         return best
-    reads = face_reader.read_type(crops, best.type)
+    # (the shared model's logits of these crops given: it is not run a second time, a third
+    # of the face models' time on a Quarriors reading)
+    reads = face_reader.read_type(crops, best.type, logits)
     labels = list(reads[0].dist)
     p = np.mean([[r.dist[lb] for lb in labels] for r in reads], axis=0)
     faces = {lb: round(float(v), 4) for lb, v in zip(labels, p, strict=True)}

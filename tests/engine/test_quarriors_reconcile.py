@@ -62,6 +62,25 @@ def test_a_doubtful_face_of_the_draw_is_asked() -> None:
     assert truth.seats[0].active in finals and len(finals) == 2
 
 
+def test_a_drawn_die_not_seen_is_not_recorded_at_a_face_nobody_saw() -> None:
+    """Five of the six dice drawn seen: the sixth may be any die the bag held, at any face,
+    and its chances (not the reading) weigh them; it is not recorded at its likeliest face
+    as if seen (simulated, seed 4: a Basic Quiddity Q2 unseen recorded as Q1 at 0.96)."""
+    m = _match()
+    truth = GAME.play(m.state, DRAW)
+    seen = _seen(GAME.expected_view(truth))
+    hidden = next(i for i, o in enumerate(seen.objects)
+                  if o.zone == "active:0" and o.top("face") == "Q2")
+    objs = [o for i, o in enumerate(seen.objects) if i != hidden]
+    res = reconcile(GAME, m.state, Observation(tuple(objs), moved=True, frame=1,
+                                               dice_moved=True))
+    assert not isinstance(res, Accepted), res
+    assert isinstance(res, Ambiguous), res
+    finals = {GAME.play(m.state, [a.to_str() for a in c.actions]).seats[0].active
+              for c in res.candidates}
+    assert truth.seats[0].active in finals
+
+
 def test_an_unseen_attack_is_told_by_the_capture_after_it() -> None:
     m = _match()
     state = GAME.play(m.state, DRAW + ["spend basic_quiddity Q2", "spend basic_quiddity Q2"])

@@ -275,15 +275,18 @@ class DieFaceReader:
         emb = self.session.run(["embedding"], {"crops": self._x(self._turned(crops, 4))})[0]
         return _unit(_unit(emb.astype(np.float64)).reshape(4, len(crops), -1).mean(axis=0))
 
-    def read_type(self, crops: np.ndarray, dtype: DieType | str) -> list[FaceReading]:
+    def read_type(self, crops: np.ndarray, dtype: DieType | str,
+                  logits: np.ndarray | None = None) -> list[FaceReading]:
         """Faces of crops of dice of one catalogued type (with its expert model too when one
-        is shipped for it)."""
+        is shipped for it). ``logits``: the shared model's :meth:`logits` of these crops,
+        when the caller has them already (the model is not run again)."""
         dt = get_type(dtype) if isinstance(dtype, str) else dtype
         labels = list(dt.labels)
         missing = [lb for lb in labels if lb not in self._index]
         if missing:
             raise ValueError(f"the face model does not know faces {missing} of {dt.name}")
-        logits = self.logits(crops)
+        if logits is None:
+            logits = self.logits(crops)
         probs = _softmax(logits[:, [self._index[lb] for lb in labels]] / self.temperature)
         ex = self._experts.get(dt.name)
         if ex is not None and all(lb in ex.labels for lb in labels) and len(crops):

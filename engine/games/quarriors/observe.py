@@ -25,6 +25,10 @@ PREFIX = "quarriors-"
 MAX_RUNS = 8
 """runs offered per reading: the likeliest and the next likeliest die in each place"""
 
+UNSEEN_TYPES = 3
+"""the dice a drawn die that is not seen is offered as: the bag's commonest types (and the
+unrolled dice already in the Active Pool)"""
+
 DieFace = tuple[str, str]
 
 
@@ -89,6 +93,15 @@ def observed_draw(state: QuarriorsState, observation: Observation
             break
         if len(p) > 1:
             runs.append(best[:i] + [p[1][1]] + best[i + 1:])
+    if len(places) < new:
+        # a die drawn and not seen (hidden by another, under a hand, missed): the rules know
+        # only what it may be, so it is offered as each die it can be with each face, and
+        # their chances, not the reading, weigh them (offered as the likeliest alone, a
+        # Basic Quiddity unseen was recorded at its likelier Q1 at 0.96, and it was a Q2:
+        # simulated Quarriors seed 4, one of the 3 wrong acceptances of 5 matches)
+        holds = [d for d, _ in sorted(seat.bag, key=lambda dn: -dn[1])] + unrolled
+        for die in list(dict.fromkeys(holds))[:UNSEEN_TYPES]:
+            runs += [best + [(die, label)] for label, _ in DICE[die].odds()]
     out = []
     for run in runs:
         actions = _run(state, run)
