@@ -476,8 +476,7 @@ def _by_expert(face_reader: Any, crops: np.ndarray, best: TopReading,
     103 of 1787 rolls, SL as ML 16 %, S as SM 8 %, M as L 6 %.)"""
     if not face_reader.has_expert(best.type):
         return best
-    # (the shared model's logits of these crops given: it is not run a second time, a third
-    # of the face models' time on a Quarriors reading)
+    # (the shared model's logits of these crops given: it is not run on them a second time)
     reads = face_reader.read_type(crops, best.type, logits)
     labels = list(reads[0].dist)
     p = np.mean([[r.dist[lb] for lb in labels] for r in reads], axis=0)

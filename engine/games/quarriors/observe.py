@@ -26,8 +26,9 @@ MAX_RUNS = 8
 """runs offered per reading: the likeliest and the next likeliest die in each place"""
 
 UNSEEN_TYPES = 3
-"""the dice a drawn die that is not seen is offered as: the bag's commonest types (and the
-unrolled dice already in the Active Pool)"""
+"""how many dice a drawn die that is not seen is offered as: the bag's commonest types
+first, then the unrolled dice already in the Active Pool (reached only when the bag holds
+fewer types)"""
 
 DieFace = tuple[str, str]
 
