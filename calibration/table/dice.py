@@ -36,7 +36,7 @@ from engine.observation import Observed
 from vision.dice.detections import Detections
 
 if TYPE_CHECKING:
-    from calibration.table.dice_top import TopReading
+    from calibration.table.dice_top import TopCache, TopReading
     from vision.dice.reader import DiceReader
     from vision.faces.reading import DieFaceReader
 
@@ -103,6 +103,8 @@ class DiceStage:
     """the reader's dice of the last reading, as placed on the table (the live picture)"""
     _mat_dice: np.ndarray | None = field(default=None, repr=False)
     """the dice the mat showed (mm) in the last reading"""
+    _tops: TopCache | None = field(default=None, repr=False)
+    """the last reading of each die typed by colour (Quarriors), kept while it lies unchanged"""
 
     def __post_init__(self) -> None:
         self.zones = resolve(self.layout, self.spec.dice_zones or ())
@@ -146,6 +148,8 @@ class DiceStage:
                 poly = np.array(self.layout.zone(zone).polygon)
                 (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
                 out.append((float(x0), float(y0), float(x1), float(y1)))
+                if self._tops is not None:
+                    self._tops.forget(out[-1])
         return out
 
     def _read(self, sight: Sight, lap: Lap, core: Box | None = None) -> list[Observed]:
@@ -324,7 +328,7 @@ class DiceStage:
         edge = self.spec.die_mm
         centres = np.array([o.position_mm for o in objects], np.float64)
         faceless = self.spec.type_only_zones
-        if getattr(self, "_tops", None) is None:
+        if self._tops is None:
             self._tops = TopCache()
         read = read_top_faces(self.face_reader, image, sight.table.geometry, centres, edge,
                               types, [o.zone is not None and matches(o.zone, faceless)

@@ -304,32 +304,86 @@ def locate_top(image: np.ndarray, geometry: Geometry, centre_mm: Any, edge_mm: f
     return Outline((float(found[0]), float(found[1])), (45.0 - yaw) % 90.0 - 45.0, strength)
 
 
+@dataclass
+class _Kept:
+    centre: np.ndarray
+    """where the die was read (mm): its look is taken there again, not where the next
+    reading's estimate (which wanders by ~1 mm) puts it"""
+    look: np.ndarray
+    type_only: bool
+    reading: TopReading
+
+
 class TopCache:
     """The last reading of each die of a type set told apart by colour (Quarriors), kept
-    while it lies where it lay and looks as it looked (KEEP_MM, KEEP_GREY): in a Quarriors
+    while it lies where it lay and looks as it looked, but for the light: in a Quarriors
     reading most dice (the piles, the Ready Area) did not move, and reading one again costs
-    ~10 ms (its outline searched, its face read)."""
+    ~15 ms (its outline searched, its face read)."""
 
     KEEP_MM = 1.5
-    KEEP_GREY = 12.0
-    PX = 12
+    """a die estimated this near a kept reading's place is looked at there"""
+    PX = 48
+    """side of the look (px) over CROP_SIDE x the die's edge: ~2.3 px/mm"""
+    KEEP_PIXELS = 8
+    """most pixels of the look's disc (KEEP_DISC) that may change beyond the light's doing
+    (calibration.table.gate.beyond_light) for the die to count as unchanged. Measured by
+    probes, not a shipped command. Rendered, one die in one place, each of the 108 pairs of
+    faces of the 18 Quarriors dice: 31 such pixels at least (a Scavenging Goblin's 2/2
+    against its 2/2*), 106 at the 5th percentile; one face under two lights (69): 2 at
+    most. Simulated Quarriors (seeds 0 and 3, 3000 frames each, 661 dice read again near a
+    kept reading): 301 kept at 8; 5 of them read otherwise when read again, each with no
+    pixel changed (an unsure die read anew). At 24 px a Basic Quiddity turned from Q1 to
+    Q2 in place changed 1 such pixel."""
+    KEEP_DISC = 0.45
+    """radius of the disc of the look compared, over the die's edge: inside the top face at
+    any yaw"""
+    MAX_DICE = 200
+    """readings kept at most (a 4-player Quarriors table holds about 130 dice)"""
 
     def __init__(self) -> None:
-        self.last: list[tuple[np.ndarray, np.ndarray, bool, TopReading]] = []
+        self.last: list[_Kept] = []
         self.hits = 0
 
-    def find(self, at: np.ndarray, look: np.ndarray, type_only: bool) -> TopReading | None:
-        for centre, seen, only, reading in self.last:
-            if only == type_only and float(np.hypot(*(centre - at))) < self.KEEP_MM and \
-                    float(np.abs(seen - look).mean()) < self.KEEP_GREY:
-                self.hits += 1
-                return reading
+    def find(self, image: np.ndarray, geometry: Geometry, at: np.ndarray, edge_mm: float,
+             type_only: bool) -> _Kept | None:
+        """The kept reading of the die estimated at ``at`` (its look now taken where it was
+        read), if the die did not change there."""
+        from calibration.table.gate import beyond_light
+
+        for kept in self.last:
+            if kept.type_only == type_only and \
+                    float(np.hypot(*(kept.centre - at))) < self.KEEP_MM:
+                look = self.look(image, geometry, kept.centre, edge_mm)
+                if int(beyond_light(look, kept.look)[self._disc()].sum()) <= self.KEEP_PIXELS:
+                    self.hits += 1
+                    return _Kept(kept.centre, look, type_only, kept.reading)
+                return None
         return None
+
+    def forget(self, box: tuple[float, float, float, float]) -> None:
+        """Read the dice in ``box`` (mm) anew next time (a zone whose reading the match
+        doubts: its dice read again from the cache would read as they did)."""
+        self.last = [e for e in self.last if not (box[0] <= e.centre[0] < box[2]
+                                                 and box[1] <= e.centre[1] < box[3])]
+
+    def _disc(self) -> np.ndarray:
+        r = self.PX / CROP_SIDE * self.KEEP_DISC
+        yy, xx = np.mgrid[:self.PX, :self.PX] - (self.PX - 1) / 2
+        return np.asarray(yy ** 2 + xx ** 2 <= r ** 2)
+
+    def keep(self, read: list[_Kept], centres: np.ndarray) -> None:
+        """Keep this call's readings, and the earlier ones of dice it did not look at: a
+        reading of one changed part of the table looks only there, and the whole table read
+        next should still find the dice elsewhere as they were."""
+        older = [e for e in self.last if not len(centres)
+                 or float(np.hypot(*(centres - e.centre).T).min()) >= self.KEEP_MM]
+        self.last = (read + older)[:self.MAX_DICE]
 
     def look(self, image: np.ndarray, geometry: Geometry, at: np.ndarray, edge_mm: float
              ) -> np.ndarray:
-        crop = top_crops(image, geometry, at[None], edge_mm, self.PX)[0]
-        return cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        from calibration.table.gate import mean_normalised
+
+        return mean_normalised(top_crops(image, geometry, at[None], edge_mm, self.PX)[0])
 
 
 def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
@@ -347,15 +401,14 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
     by_body = body_colours(types)
     centres = np.asarray(centres_mm, np.float64).reshape(-1, 2)
     keep = cache if by_body else None  # (dice of other games are read each time)
-    kept: list[tuple[np.ndarray, np.ndarray, bool, TopReading]] = []
+    kept: list[_Kept] = []
     for i, c in enumerate(centres):
         only = bool(type_only is not None and type_only[i])
         if keep is not None:
-            look = keep.look(image, geometry, c, edge_mm)
-            known = keep.find(c, look, only)
-            if known is not None and known.type in types:
-                out.append(known)
-                kept.append((c, look, only, known))
+            known = keep.find(image, geometry, c, edge_mm, only)
+            if known is not None and known.reading.type in types:
+                out.append(known.reading)
+                kept.append(known)
                 continue
         outline = locate_top(image, geometry, c, edge_mm)
         at = np.array([outline.centre_mm]) if outline is not None else c + _GRID * SEARCH_MM
@@ -389,9 +442,9 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
             best = replace(best, faces={}, probability=0.0)
         out.append(best if only else _by_expert(face_reader, crops, best, logits))
         if keep is not None:
-            kept.append((c, look, only, out[-1]))
+            kept.append(_Kept(c, keep.look(image, geometry, c, edge_mm), only, out[-1]))
     if keep is not None:
-        keep.last = kept
+        keep.keep(kept, centres)
     return out
 
 

@@ -56,7 +56,7 @@ moved in a simulated match (seed 3)."""
 def _changes(look: np.ndarray, ref: np.ndarray, cell: int) -> np.ndarray:
     """The cells of die-sized changes between two looks of a zone."""
     raw = _cells(look, ref, cell, sliding=True) > ZONE_CHANGE
-    lit = raw & lit_alike(look, ref, cell) if raw.any() else raw
+    lit = lit_alike(look, ref, cell, where=raw) if raw.any() else raw
     return _die_changes(raw, lit)
 
 

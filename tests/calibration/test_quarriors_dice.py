@@ -191,3 +191,55 @@ def test_a_die_taken_from_the_wilds_or_put_back_is_read_by_type() -> None:
     changed, shifts = seen(culled, now)
     assert changed == {"wilds": True}
     assert shifts == [(True, "quarriors-basic-quiddity")]
+
+
+def test_a_die_that_did_not_change_is_not_read_again() -> None:
+    """The dice zones are read again round each change (the light's too: a pip is too small
+    for the gate's light test); each die there that lies where it was read and looks as it
+    looked but for the light keeps its reading (calibration.table.dice_top.TopCache, its
+    look taken where it was read). The light turned reads every die again from the cache;
+    a die turned to another face in place as the light changes again is read anew."""
+    import random
+
+    from engine import get_game
+    from engine.observation import Expected
+    from vision.frame import Frame
+
+    table = SimulatedTable("quarriors", 2, 0, SimParams())
+    reader = table.observer()
+    renderer = table.renderer
+    assert renderer is not None
+    game, state, rng = get_game("quarriors"), table.truth.state, random.Random(0)
+    for _ in range(12):  # (seed 0: six dice drawn into the Active Pool)
+        state, _ = game.apply(state, game.random_action(state, rng))
+    view = game.expected_view(state)
+    pool = [e for e in view if e.kind == "die" and e.zone == "active:0"]
+    assert len(pool) == 6
+
+    def faces(v: tuple, seq: int, **look: object) -> list[tuple[str, str]]:
+        reader.expect(view)  # (the record has not followed the turn)
+        image = renderer.render_still(v, seed=seq, **look)  # type: ignore[arg-type]
+        obs = reader.read(Frame(image, seq, 0.0, "test"))
+        return sorted((o.top("type"), o.top("face")) for o in obs.objects
+                      if o.kind == "die" and o.zone == "active:0")
+
+    renderer.place(view, thrown=True)
+    truth = sorted((e.attr("type"), e.attr("face")) for e in pool)
+    assert faces(view, 1) == truth
+    cache = reader.dice._tops
+    hits = cache.hits
+    assert faces(view, 2, light=0.85, light_azimuth=70.0) == truth
+    # (one die of the six may read again: the light moved a neighbour's shadow onto it)
+    assert cache.hits - hits >= 5, "the dice that did not change were read again"
+
+    # one Basic Quiddity turned from Q1 to Q2 (at a 24 px look it changed 1 pixel)
+    at = next(i for i, e in enumerate(view) if e.zone == "active:0"
+              and e.attr("type") == "quarriors-basic-quiddity" and e.attr("face") == "Q1")
+    turned = (*view[:at], Expected.make("die", "active:0", type="quarriors-basic-quiddity",
+                                        face="Q2"), *view[at + 1:])
+    renderer.place(turned, thrown=False)
+    hits = cache.hits
+    want = sorted((e.attr("type"), e.attr("face")) for e in turned
+                  if e.kind == "die" and e.zone == "active:0")
+    assert faces(turned, 3, light=1.1, light_azimuth=200.0) == want
+    assert cache.hits - hits >= 4  # and never the turned die: it reads its new face
