@@ -136,7 +136,8 @@ class DiceStage:
         match believes in puts there (calibration.table.gate.agrees): read again, though
         nothing changed there (read in parts, a die misread or missed stayed so until its
         zone changed: simulated, 5 matches, dice of the Active Pools, Ready Areas and Spent
-        Piles wrong in 1 in 5 more readings than read whole each time)."""
+        Piles wrong in 1 in 5 more readings than read whole each time). Their dice's kept
+        readings are forgotten (TopCache.forget): else they would read as they did."""
         if sight.expected is None:
             return []
         out = []

@@ -343,6 +343,9 @@ class TopCache:
     def __init__(self) -> None:
         self.last: list[_Kept] = []
         self.hits = 0
+        r = self.PX / CROP_SIDE * self.KEEP_DISC
+        yy, xx = np.mgrid[:self.PX, :self.PX] - (self.PX - 1) / 2
+        self._disc = np.asarray(yy ** 2 + xx ** 2 <= r ** 2)
 
     def find(self, image: np.ndarray, geometry: Geometry, at: np.ndarray, edge_mm: float,
              type_only: bool) -> _Kept | None:
@@ -354,7 +357,7 @@ class TopCache:
             if kept.type_only == type_only and \
                     float(np.hypot(*(kept.centre - at))) < self.KEEP_MM:
                 look = self.look(image, geometry, kept.centre, edge_mm)
-                if int(beyond_light(look, kept.look)[self._disc()].sum()) <= self.KEEP_PIXELS:
+                if int(beyond_light(look, kept.look)[self._disc].sum()) <= self.KEEP_PIXELS:
                     self.hits += 1
                     return _Kept(kept.centre, look, type_only, kept.reading)
                 return None
@@ -363,13 +366,10 @@ class TopCache:
     def forget(self, box: tuple[float, float, float, float]) -> None:
         """Read the dice in ``box`` (mm) anew next time (a zone whose reading the match
         doubts: its dice read again from the cache would read as they did)."""
-        self.last = [e for e in self.last if not (box[0] <= e.centre[0] < box[2]
-                                                 and box[1] <= e.centre[1] < box[3])]
+        from calibration.table.gate import inside
 
-    def _disc(self) -> np.ndarray:
-        r = self.PX / CROP_SIDE * self.KEEP_DISC
-        yy, xx = np.mgrid[:self.PX, :self.PX] - (self.PX - 1) / 2
-        return np.asarray(yy ** 2 + xx ** 2 <= r ** 2)
+        self.last = [e for e in self.last
+                     if not inside((float(e.centre[0]), float(e.centre[1])), box)]
 
     def keep(self, read: list[_Kept], centres: np.ndarray) -> None:
         """Keep this call's readings, and the earlier ones of dice it did not look at: a
