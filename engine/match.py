@@ -151,10 +151,14 @@ class Match:
         """The state just before the live action logged at ``seq`` (a correction replaces
         that action with another one judged from this state); KeyError when the entry is not
         a live action."""
-        for live_seq, before in self._stack:
+        for live_seq, before in reversed(self._stack):  # (asked mostly of the last few)
             if live_seq == seq:
                 return before
         raise KeyError(f"entry {seq} is not a live action")
+
+    def live_tail(self, n: int) -> list[tuple[Entry, Any]]:
+        """The last ``n`` live actions' entries, each with the state just before it."""
+        return [(self.entries[seq], before) for seq, before in self._stack[-n:]] if n else []
 
     def push(self, action: Any, *, source: str = "cli", confidence: float | None = None,
              data: Mapping[str, Any] | None = None) -> tuple[Event, ...]:

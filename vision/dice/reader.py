@@ -89,12 +89,15 @@ class DiceReader:
         self.timings = Timings()
 
     def read(self, image: np.ndarray, balanced: bool = False,
-             long_side: int | None = None) -> Detections:
+             long_side: int | None = None, second_look: bool = True) -> Detections:
         """Dice in a (H, W, 3) uint8 BGR image. ``balanced``: the image is already
         :func:`vision.dice.photometry.normalise_light`'s (a caller that cuts crops of its own from
         the balanced photo balances it once, not twice). ``long_side``: the image is seen at
         that many px on its longer side instead of the detector's (a part cut from a photo
-        seen at the photo's scale); only with ``any_scale`` off."""
+        seen at the photo's scale); only with ``any_scale`` off. ``second_look`` off: the
+        unsure are not read again turned (a caller that reads the faces its own way: the
+        symbols of a game's catalogued dice, which the pip classifier reads unsure nearly
+        always)."""
         self.timings = Timings()
         t = time.perf_counter()
         if not balanced:
@@ -110,7 +113,7 @@ class DiceReader:
             t = self.timings.add("detect", t)
             crops = self.classifier.preprocess(image, found.xyxy)
             t = self.timings.add("crop", t)
-            faces, not_die = self._classify(crops)
+            faces, not_die = self._classify(crops, second_look)
             t = self.timings.add("classify", t)
         if len(found) == 0:
             return Detections.empty()
@@ -137,11 +140,12 @@ class DiceReader:
             return self.detector(image)
         return detect_pyramid(self.detector, image, self.die_side)
 
-    def _classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _classify(self, crops: np.ndarray, second_look: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]:
         """Face probabilities and P(not a die) of crops, a second look for the unsure."""
         faces, not_die = self.classifier.postprocess(self.classifier.infer(crops))
         unsure = np.nonzero(faces.max(axis=1) < SECOND_LOOK_BELOW)[0]
-        if len(unsure) and self.classifier.turns < 4:
+        if second_look and len(unsure) and self.classifier.turns < 4:
             faces[unsure], not_die[unsure] = self._second_look(crops[unsure], faces[unsure],
                                                                not_die[unsure])
         return faces, not_die
