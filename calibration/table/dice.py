@@ -201,14 +201,15 @@ class DiceStage:
         learnt = self.learner.residual if self.learner is not None else None
         # (catalogued dice are read square-on by the face reader: the pip classifier's
         # second look at their symbols cost ~7 ms a Quarriors reading for faces unused)
-        kw = {"balanced": True, "long_side": long_side, "second_look": not self.types}
+        second = not self.types
         if learnt is not None and clf is not None and clf.has_features:
             clf.adapt(learnt)  # the reader is shared by the process's tables
             try:
-                return self.reader.read(image, **kw)
+                return self.reader.read(image, balanced=True, long_side=long_side,
+                                        second_look=second)
             finally:
                 clf.adapt(None)
-        return self.reader.read(image, **kw)
+        return self.reader.read(image, balanced=True, long_side=long_side, second_look=second)
 
     def _part(self, sight: Sight, core: Box) -> tuple[int, int, int, int, int | None]:
         """(x0, y0, x1, y1) px of the frame round ``core`` (mm) and PART_MARGIN dice beyond

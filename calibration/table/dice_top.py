@@ -160,6 +160,7 @@ def find_on_mat(image: np.ndarray, geometry: Geometry, region: tuple[float, floa
             count = int(round(area / (HEAP_AREA * face)))
             if heap is None or count > HEAP_BLOB or not heap(mid):
                 continue  # a hand's shadow, a card: not dice
+        centres: Any
         if count <= 1:
             centres = [cents[j]]
         else:
@@ -170,9 +171,9 @@ def find_on_mat(image: np.ndarray, geometry: Geometry, region: tuple[float, floa
             # every other pixel: half the points to split (the 14-dice heap test still finds them)
             pts = np.column_stack([xs + x, ys + y]).astype(np.float32)[::2]
             crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
-            # (OpenCV takes None for bestLabels; its type stubs do not say so)
-            _, _, centres = cv2.kmeans(pts, count, None, crit, 3,  # type: ignore[call-overload]
-                                       cv2.KMEANS_PP_CENTERS)
+            # (OpenCV takes None for bestLabels; the type stubs of 4.x do not say so, 5.x's do)
+            _, _, centres = cv2.kmeans(  # type: ignore[call-overload, unused-ignore]
+                pts, count, None, crit, 3, cv2.KMEANS_PP_CENTERS)
         for c in centres:
             # The blob is the die's outline on the mat: its footprint and its top face seen
             # farther out; the footprint's centre lies between.

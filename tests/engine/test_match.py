@@ -144,3 +144,14 @@ def test_names_and_seats_are_the_records_and_older_records_keep_theirs() -> None
          "data": {"seats": ["left", "right"]}}]
     old = Match.from_dict(older)
     assert old.names == ["Cy", "Di"] and old.seats == ("left", "right")
+
+
+def test_live_tail_is_the_last_live_actions_with_their_states() -> None:
+    match = icedice_match()
+    match.push_text("roll green L")
+    match.undo()
+    live = match.live_entries
+    tail = match.live_tail(2)
+    assert [e.seq for e, _ in tail] == [e.seq for e in live[-2:]]
+    assert all(before == match.state_before(e.seq) for e, before in tail)
+    assert len(match.live_tail(100)) == len(live) and match.live_tail(0) == []

@@ -123,3 +123,15 @@ def test_four_turns_make_the_reading_rotation_invariant() -> None:
     np.testing.assert_allclose(once.infer(crops), once.infer_once(crops))
     with pytest.raises(ValueError, match="turns"):
         FaceClassifier(turns=3)
+
+
+def test_no_second_look_leaves_the_unsure_as_first_read(reader) -> None:  # noqa: ANN001
+    # (a caller that reads faces its own way, a game's catalogued dice, asks no second look)
+    rng = np.random.default_rng(5)
+    crops = rng.integers(0, 256, (6, CROP_PX, CROP_PX, 3), dtype=np.uint8)
+    first, first_nd = reader.classifier.postprocess(reader.classifier.infer(crops))
+    assert (first.max(axis=1) < 0.9).any()  # noise is read unsure
+    faces, not_die = reader._classify(crops, second_look=False)
+    assert np.array_equal(faces, first) and np.array_equal(not_die, first_nd)
+    looked, _ = reader._classify(crops)
+    assert not np.allclose(looked, first)
