@@ -3,8 +3,6 @@ and the existing renders untouched."""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -109,9 +107,22 @@ def test_stamp_box_holds_what_it_drew() -> None:
     assert box[3] - box[1] > box[2] - box[0]
 
 
+RANDOM_RENDER_BLOCKS = [[204.2, 177.9, 201.7, 159.1], [198.4, 198.2, 182.4, 187.1],
+                        [151.5, 159.0, 174.2, 209.9], [178.3, 189.8, 203.4, 206.6]]
+"""Mean of each 4 x 4 block of seed 0's random render (stored 2026-12-02, OpenCV 4.14).
+A digest of its bytes was stored before; the bytes differ by machine and library version
+(numpy's and OpenCV's vectorised paths round differently: three digests on three machines),
+while a change of the scene moves these means by whole levels."""
+
+
+def block_means(image: np.ndarray, n: int = 4) -> np.ndarray:
+    h, w = image.shape[:2]
+    return np.array([[image[i * h // n:(i + 1) * h // n, j * w // n:(j + 1) * w // n].mean()
+                      for j in range(n)] for i in range(n)])
+
+
 def test_random_render_is_unchanged() -> None:
-    # Stored when the wild scenes were added: existing seeds must render bit-identically.
+    # existing seeds must render as they did (the cached training sets are made of them)
     _, r = random_render(np.random.default_rng(0))
-    digest = hashlib.sha256(r.image.tobytes()).hexdigest()
-    assert digest.startswith("e1c31f7d1b59c89f"), digest
+    assert np.abs(block_means(r.image) - RANDOM_RENDER_BLOCKS).max() < 0.5
     assert len(r.boxes) == 12
