@@ -200,7 +200,8 @@ class DiceStage:
         clf = getattr(self.reader, "classifier", None)
         learnt = self.learner.residual if self.learner is not None else None
         # (catalogued dice are read square-on by the face reader: the pip classifier's
-        # second look at their symbols cost ~7 ms a Quarriors reading for faces unused)
+        # second look at their symbols cost ~7 ms a Quarriors reading, in a cProfile of a
+        # simulated match, for faces unused)
         second = not self.types
         if learnt is not None and clf is not None and clf.has_features:
             clf.adapt(learnt)  # the reader is shared by the process's tables

@@ -94,10 +94,10 @@ class DiceReader:
         :func:`vision.dice.photometry.normalise_light`'s (a caller that cuts crops of its own from
         the balanced photo balances it once, not twice). ``long_side``: the image is seen at
         that many px on its longer side instead of the detector's (a part cut from a photo
-        seen at the photo's scale); only with ``any_scale`` off. ``second_look`` off: the
-        unsure are not read again turned (a caller that reads the faces its own way: the
-        symbols of a game's catalogued dice, which the pip classifier reads unsure nearly
-        always)."""
+        seen at the photo's scale); only with ``any_scale`` off. ``second_look`` off (with
+        ``any_scale`` off): the unsure are not read again turned (a caller that reads the
+        faces its own way: the symbols of a game's catalogued dice, which the pip classifier
+        reads unsure nearly always)."""
         self.timings = Timings()
         t = time.perf_counter()
         if not balanced:
