@@ -61,7 +61,8 @@ to fine at 1.5: centre off by over 1.5 mm 14.4 % / 13.1 %, over 3 mm 10.9 % / 9.
 outline 20 / 17; 10.4 / 5.5 ms a search. At 2: 12.8 % / 9.6 %, 4.7 ms (inside the noise of
 the 1.5's: 1.5 kept). Yet in `simulate --game quarriors --matches 20` run beside the code
 before it, the faces stage (this search, the face model, the colours) stayed 72 / 70 ms at
-p50 and 223 / 223 ms at p95: where the time of the slow readings goes is not yet known."""
+p50 and 223 / 223 ms at p95: the slowest tenth of its readings (its --report) spend about 3
+times the mean in every stage, readings that read most of the table again."""
 FINE_REACH_MM = 1.5
 """Reach of the fine outline search round the coarse one's centre (mm)."""
 FINE_YAWS = (-1.5, 0.0, 1.5)

@@ -189,7 +189,8 @@ def _history(match: Match) -> list[tuple[Any, str, float]]:
     each and how likely each is wrong: a camera move by its confidence; the players' answer
     by how much the camera believed the answer they chose (one against its favourite is the
     first suspect); a move entered by hand, 5 %. (The whole record's, each with its state
-    looked up, cost 25 ms a reading by the end of a 1 000-move Quarriors match.)"""
+    searched for, took 29 ms a reading on mean in a cProfile of a 999-move simulated
+    Quarriors match; the 20-match simulate's recover stage, p95, 40 ms then, 17 now.)"""
     out = []
     answered = _answered(match)
     for entry, before in match.live_tail(TABLE_UNDO):
