@@ -29,6 +29,7 @@ and the reverse, and the per-stage timings.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -280,7 +281,10 @@ def simulate(game: str, matches: int, seed: int, params: SimParams,
     jobs = [(game, players, seed + i, params, report is not None) for i in range(matches)]
     results: Iterable[tuple[SimFigures, list[dict]]]
     if workers > 1 and matches > 1:
-        pool = ProcessPoolExecutor(max_workers=min(workers, matches))
+        # spawned, not forked: a forked worker hung for ever in cv2.setNumThreads (OpenCV
+        # 5.1: the parent's thread pool's lock copied held)
+        pool = ProcessPoolExecutor(max_workers=min(workers, matches),
+                                   mp_context=multiprocessing.get_context("spawn"))
         results = pool.map(_play, jobs)
     else:
         pool = None
