@@ -65,22 +65,34 @@ _EPS = 6.0
 def beyond_light(new: np.ndarray, old: np.ndarray) -> np.ndarray:
     """Per pixel of two normalised views (as :func:`mean_normalised`), whether it changed
     more than the light does (LIGHT_HUE, LIGHT_RATIO) from the old view's pixel there and
-    from each of its neighbours (a re-fitted geometry leaves edges a pixel off)."""
-    def split(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    from each of its neighbours (a re-fitted geometry leaves edges a pixel off).
+
+    The neighbours are asked only of the pixels the one under them says changed: under a
+    light change that is a few in a thousand (the Quarriors dice zones, 640 x 880 px at
+    DICE_PPM: 26 ms of CPU where asking every neighbour everywhere took 63, one run)."""
+    def split(v: np.ndarray) -> list[np.ndarray]:
         b, g, r = v[..., 0] + _EPS, v[..., 1] + _EPS, v[..., 2] + _EPS
         lum = b + g + r
-        return b / lum, g / lum, r / lum, lum
+        return [b / lum, g / lum, r / lum, lum]
 
-    nb, ng, nr, nl = split(new)
-    h, w = nl.shape
-    changed = np.ones((h, w), bool)
-    ob_, og_, or_, ol_ = (np.pad(x, 1, mode="edge") for x in split(old))
+    def differ(n: list[np.ndarray], o: list[np.ndarray]) -> np.ndarray:
+        hue = np.abs(n[0] - o[0]) + np.abs(n[1] - o[1]) + np.abs(n[2] - o[2])
+        return (hue > LIGHT_HUE) | (n[3] < LIGHT_RATIO[0] * o[3]) | (
+            n[3] > LIGHT_RATIO[1] * o[3])
+
+    n, o = split(new), split(old)
+    changed = differ(n, o)
+    ys, xs = np.nonzero(changed)
+    if not len(ys):
+        return changed
+    padded = [np.pad(x, 1, mode="edge") for x in o]
+    here = [x[ys, xs] for x in n]
+    still = np.ones(len(ys), bool)
     for dy in (0, 1, 2):
         for dx in (0, 1, 2):
-            ob, og, orr, ol = (x[dy:dy + h, dx:dx + w] for x in (ob_, og_, or_, ol_))
-            hue = np.abs(nb - ob) + np.abs(ng - og) + np.abs(nr - orr)
-            ratio = nl / ol
-            changed &= (hue > LIGHT_HUE) | (ratio < LIGHT_RATIO[0]) | (ratio > LIGHT_RATIO[1])
+            if (dy, dx) != (1, 1):
+                still &= differ(here, [x[ys + dy, xs + dx] for x in padded])
+    changed[ys, xs] = still
     return changed
 
 

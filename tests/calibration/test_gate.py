@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.table.gate import LIGHT_SHARE, beyond_light, lit_alike
+from calibration.table.gate import LIGHT_HUE, LIGHT_RATIO, LIGHT_SHARE, beyond_light, lit_alike
 
 
 def _paper(h: int, w: int, seed: int) -> np.ndarray:
@@ -28,3 +28,66 @@ def test_asked_only_where_it_is_asked_the_answer_is_the_same() -> None:
         assert np.array_equal(lit_alike(new, old, c), whole)
         where = rng.random(whole.shape) < 0.4
         assert np.array_equal(lit_alike(new, old, c, where=where), whole & where)
+
+
+def _beyond_light_by_definition(new: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """A pixel changed beyond the light when, against the old pixel under it and each of
+    that one's 8 neighbours (the view's edge repeated), its chromaticity moved more than
+    LIGHT_HUE or its brightness left LIGHT_RATIO of the old one's."""
+    h, w = new.shape[:2]
+    eps = 6.0
+    pad = np.pad(old, ((1, 1), (1, 1), (0, 0)), mode="edge") + eps
+    out = np.zeros((h, w), bool)
+    for y in range(h):
+        for x in range(w):
+            n = new[y, x] + eps
+            hits = []
+            for o in pad[y:y + 3, x:x + 3].reshape(-1, 3):
+                hue = float(np.abs(n / n.sum() - o / o.sum()).sum())
+                ratio = float(n.sum() / o.sum())
+                hits.append(hue > LIGHT_HUE or not LIGHT_RATIO[0] <= ratio <= LIGHT_RATIO[1])
+            out[y, x] = all(hits)
+    return out
+
+
+def test_beyond_light_is_its_definition() -> None:
+    """The test asks the neighbours only where the pixel under it changed: the same answer
+    as asking all nine everywhere, on views changed by the light, by spots, or wholly."""
+    rng = np.random.default_rng(2)
+    for seed in range(12):
+        h, w = (int(v) for v in rng.integers(1, 24, 2))
+        old = _paper(h, w, seed)
+        new = old * float(rng.uniform(0.3, 3.0))
+        spots = rng.random((h, w)) < float(rng.random())
+        new[spots] = rng.uniform(0, 255, (int(spots.sum()), 3))
+        assert np.array_equal(beyond_light(new, old), _beyond_light_by_definition(new, old))
+
+
+def test_counted_in_sliding_windows() -> None:
+    """``pixels``: a cell changed when some c x c window whose corner lies in it holds that
+    many pixels changed beyond the light (the whole view's test, windows cut at its edge);
+    a change of a few pixels across four cells counts, which the shares test misses."""
+    rng = np.random.default_rng(3)
+    for seed in range(12):
+        h, w, c = int(rng.integers(12, 60)), int(rng.integers(12, 60)), int(rng.integers(2, 7))
+        old = _paper(h, w, seed)
+        new = old * float(rng.uniform(0.8, 1.2))
+        spots = rng.random((h, w)) < 0.05
+        new[spots] = 0.0
+        changed = np.pad(beyond_light(new, old), ((0, c), (0, c))).astype(int)
+        most = np.zeros((h // c, w // c), int)
+        for y in range(h // c * c):
+            for x in range(w // c * c):
+                most[y // c, x // c] = max(most[y // c, x // c],
+                                           int(changed[y:y + c, x:x + c].sum()))
+        for pixels in (1, 3, 5):
+            assert np.array_equal(lit_alike(new, old, c, pixels=pixels), most >= pixels)
+            where = rng.random(most.shape) < 0.5
+            assert np.array_equal(lit_alike(new, old, c, where=where, pixels=pixels),
+                                  (most >= pixels) & where)
+    # four black pixels at the meeting of four 6 px cells: each holds one (a share of 1/36)
+    old = _paper(24, 24, 0)
+    new = old.copy()
+    new[5:7, 5:7] = 0.0
+    assert not lit_alike(new, old, 6).any()
+    assert lit_alike(new, old, 6, pixels=4)[0, 0]
