@@ -152,16 +152,19 @@ def _cells(a: np.ndarray, b: np.ndarray, c: int = ZONE_CELL_MM, sliding: bool = 
     wherever it falls (a pip that appears across four cells gave each a quarter)."""
     import cv2
 
-    d = np.abs(a - b)
+    d = cv2.absdiff(a, b)
     if d.ndim == 3:  # (channel by channel: numpy's reduction over a last axis of 3 is slow)
-        d = np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2])
+        d = cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2])
     h, w = d.shape
     if h < c or w < c:
         return np.full((1, 1), float(d.mean()), np.float32)
     if sliding:
         means = cv2.blur(d, (c, c), anchor=(0, 0), borderType=cv2.BORDER_REPLICATE)
-        grid = means[:h // c * c, :w // c * c].reshape(h // c, c, w // c, c)
-        return grid.max(axis=(1, 3)).astype(np.float32)
+        # each cell's largest mean: the c x c maximum anchored at its corner (a dilation,
+        # half the time of numpy's maximum over the cells' axes)
+        most = cv2.dilate(means[:h // c * c, :w // c * c], np.ones((c, c), np.uint8),
+                          anchor=(0, 0), borderType=cv2.BORDER_REPLICATE)
+        return np.ascontiguousarray(most[::c, ::c], np.float32)
     return cv2.resize(d[:h // c * c, :w // c * c], (w // c, h // c),
                       interpolation=cv2.INTER_AREA)
 
