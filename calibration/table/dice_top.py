@@ -464,9 +464,11 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
         colour = _colour_fit(crops, by_body) if by_body else {}
         score = -np.inf
         fits: dict[str, float] = {}
+        by_type: dict[str, dict[str, float]] = {}
         for t in types:
             labels, probs = _type_probs(face_reader, logits, t)
             p = probs.mean(axis=0)
+            by_type[t] = dict(zip(labels, (float(v) for v in p), strict=True))
             fit = fits[t] = float(np.log(max(float(p.max()), 1e-6))) + colour.get(t, 0.0)
             if best is None or fit > score:
                 score = fit
@@ -486,12 +488,36 @@ def read_top_faces(face_reader: Any, image: np.ndarray, geometry: Geometry,
             # red-brown Quake Dragon: 52 of 228 Used Pile misreads in the missing and extra
             # objects of `simulate --game quarriors --seed 0 --report`)
             best = replace(best, faces={}, probability=0.0)
-        out.append(best if only else _by_expert(face_reader, crops, best, logits))
+        out.append(best if only else _mixed(_by_expert(face_reader, crops, best, logits),
+                                            by_type))
         if keep is not None:
             kept.append(_Kept(c, keep.look(image, geometry, c, edge_mm), only, out[-1]))
     if keep is not None:
         keep.keep(kept, centres)
     return out
+
+
+MIXED_FLOOR = 1e-4
+"""Least probability of a face kept in a die's face distribution over its likely types."""
+
+
+def _mixed(best: TopReading, by_type: dict[str, dict[str, float]]) -> TopReading:
+    """``best`` (a die typed by colour, its face read as its likeliest type's) with its face
+    distribution over all its likely types: P(face) = sum over types of P(type) P(face |
+    type), the likeliest type's as read (its expert's, where it has one). Read as the
+    likeliest type's alone, a die the rules know to be another type (what the bag held)
+    kept only the faces the two share: a Basic Quiddity rolled to Q2 and read as a Devotee
+    of the Holy Query (whose faces hold a Q1 and no Q2) was recorded as a Q1 at 0.99
+    (`simulate --game quarriors --seed 0`, frame 4839)."""
+    if not best.types or len(best.types) < 2:
+        return best
+    total = sum(best.types.values())
+    faces: dict[str, float] = {}
+    for t, share in best.types.items():
+        for label, p in (best.faces if t == best.type else by_type.get(t, {})).items():
+            faces[label] = faces.get(label, 0.0) + share / total * p
+    return replace(best, faces={lb: round(p, 4) for lb, p in faces.items()
+                                if p >= MIXED_FLOOR})
 
 
 def _share(fits: dict[str, float], keep: float = 0.01) -> dict[str, float]:

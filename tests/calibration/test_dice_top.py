@@ -70,3 +70,31 @@ def test_the_size_die_reads_right_from_an_estimate_5_mm_off(throws) -> None:
                              true + 5.0 * np.array([np.cos(a), np.sin(a)]), 18.0, types)[0]
         assert got.type == "icedice-size"
         assert max(got.faces, key=got.faces.get) == size and got.probability > 0.9
+
+
+def test_a_die_unsure_of_its_type_reads_each_types_faces() -> None:
+    """A die typed by colour says P(face) over all its likely types, each type's face
+    reading weighed by its share: the rules that know it for the less likely type (what the
+    bag held) weigh that type's faces as read, not the faces it shares with the likelier."""
+    from calibration.table.dice_top import TopReading, _mixed
+    from engine.games.quarriors.observe import _choices
+    from engine.observation import Observed
+
+    devotee, quiddity = "quarriors-devotee-of-the-holy-query", "quarriors-basic-quiddity"
+    read = TopReading(devotee, {"Q1": 0.02, "L1 0/3": 0.98}, 0.98, (0.0, 0.0),
+                      types={devotee: 0.9, quiddity: 0.1})
+    mixed = _mixed(read, {devotee: {"Q1": 0.5, "L1 0/3": 0.5},  # (the expert's is read's)
+                          quiddity: {"Q1": 0.03, "Q2": 0.95, "Q3": 0.02}})
+    assert mixed.faces == pytest.approx({"Q1": 0.9 * 0.02 + 0.1 * 0.03,
+                                         "L1 0/3": 0.9 * 0.98, "Q2": 0.1 * 0.95,
+                                         "Q3": 0.1 * 0.02}, abs=1e-4)
+    assert (mixed.type, mixed.probability, mixed.types) == (read.type, 0.98, read.types)
+    die = Observed.make("die", "active:0", type={devotee: 0.9, quiddity: 0.1},
+                        face=mixed.faces)
+    assert _choices(die, {"basic_quiddity"})[0][1] == ("basic_quiddity", "Q2")
+    before = Observed.make("die", "active:0", type={devotee: 0.9, quiddity: 0.1},
+                           face=read.faces)
+    assert _choices(before, {"basic_quiddity"})[0][1] == ("basic_quiddity", "Q1")
+    # a die sure of its type keeps its reading
+    sure = TopReading(quiddity, {"Q2": 1.0}, 1.0, (0.0, 0.0), types={quiddity: 1.0})
+    assert _mixed(sure, {quiddity: {"Q2": 0.7, "Q1": 0.3}}) == sure
