@@ -72,11 +72,12 @@ def test_the_size_die_reads_right_from_an_estimate_5_mm_off(throws) -> None:
         assert max(got.faces, key=got.faces.get) == size and got.probability > 0.9
 
 
-def test_a_die_unsure_of_its_type_reads_each_types_faces() -> None:
-    """A die typed by colour says P(face) over all its likely types, each type's face
-    reading weighed by its share: the rules that know it for the less likely type (what the
-    bag held) weigh that type's faces as read, not the faces it shares with the likelier."""
-    from calibration.table.dice_top import TopReading, _mixed
+def test_a_die_unsure_of_its_type_reads_the_faces_of_its_other_types() -> None:
+    """A die typed by colour keeps its likeliest type's face reading, and adds the faces its
+    other likely types have and it lacks, each weighed by its type's share: the rules that
+    know it for the less likely type (what the bag held) weigh that type's faces as read,
+    not only the faces it shares with the likelier."""
+    from calibration.table.dice_top import MIXED_CAP, TopReading, _mixed
     from engine.games.quarriors.observe import _choices
     from engine.observation import Observed
 
@@ -85,8 +86,7 @@ def test_a_die_unsure_of_its_type_reads_each_types_faces() -> None:
                       types={devotee: 0.9, quiddity: 0.1})
     mixed = _mixed(read, {devotee: {"Q1": 0.5, "L1 0/3": 0.5},  # (the expert's is read's)
                           quiddity: {"Q1": 0.03, "Q2": 0.95, "Q3": 0.02}})
-    assert mixed.faces == pytest.approx({"Q1": 0.9 * 0.02 + 0.1 * 0.03,
-                                         "L1 0/3": 0.9 * 0.98, "Q2": 0.1 * 0.95,
+    assert mixed.faces == pytest.approx({"Q1": 0.02, "L1 0/3": 0.98, "Q2": 0.1 * 0.95,
                                          "Q3": 0.1 * 0.02}, abs=1e-4)
     assert (mixed.type, mixed.probability, mixed.types) == (read.type, 0.98, read.types)
     die = Observed.make("die", "active:0", type={devotee: 0.9, quiddity: 0.1},
@@ -95,6 +95,10 @@ def test_a_die_unsure_of_its_type_reads_each_types_faces() -> None:
     before = Observed.make("die", "active:0", type={devotee: 0.9, quiddity: 0.1},
                            face=read.faces)
     assert _choices(before, {"basic_quiddity"})[0][1] == ("basic_quiddity", "Q1")
+    # another type's face never tops the die's own
+    unsure = TopReading(devotee, {"Q1": 0.5, "L1 0/3": 0.5}, 0.5, (0.0, 0.0),
+                        types={devotee: 0.5, quiddity: 0.5})
+    assert _mixed(unsure, {quiddity: {"Q2": 1.0}}).faces["Q2"] == MIXED_CAP * 0.5
     # a die sure of its type keeps its reading
     sure = TopReading(quiddity, {"Q2": 1.0}, 1.0, (0.0, 0.0), types={quiddity: 1.0})
     assert _mixed(sure, {quiddity: {"Q2": 0.7, "Q1": 0.3}}) == sure
