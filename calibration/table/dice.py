@@ -138,6 +138,7 @@ class DiceStage:
                                 lambda core=None: self._read(sight, lap, core),
                                 partial=True, ppm=DICE_PPM, cell_mm=DICE_CELL_MM,
                                 light=True, light_pixels=DICE_LIGHT_PIXELS, sliding=True,
+                                grow_mm=CORE_GROW * self.spec.die_mm,
                                 apart_mm=PART_APART * self.spec.die_mm,
                                 doubt=lambda last: self._doubted(sight, last)))
 
@@ -465,6 +466,13 @@ dice read where there was none 58 without this, 28 at 0.6, 6 at 0.85; dice misse
 PART_MARGIN = 2.0
 """Dice's edges round a changed part (Perception.partial_dice) that are read with it: the
 detector and the mat's blobs need the whole die, and a die's top leans off its place"""
+CORE_GROW = 0.75
+"""Dice's edges beyond the changed cells that a changed part of the dice zones reaches (the
+gate's grow_mm): a die with any pixel changed has its centre in it (a top face's corner lies
+0.71 edges from its centre). With the light test counting pixels (DICE_LIGHT_PIXELS) a white
+Basic Quiddity taken from the white paper changed its ink alone, the box round that did not
+hold its centre, and its reading stood in the Active Pool it had left: 'spend' asked against
+'attack' (simulated Quarriors, seed 0: 7 spend and 3 summon questions where 5 and 0)."""
 PART_APART = 3.0
 """Dice's edges apart beyond which two changes of the dice zones are read each on its own
 (ChangeGate.cached's apart_mm)"""

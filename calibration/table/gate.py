@@ -258,7 +258,7 @@ class ChangeGate:
                cell_mm: float = ZONE_CELL_MM, light: bool = True, sliding: bool = False,
                apart_mm: float | None = None,
                doubt: Callable[[list[Observed]], list[Box]] | None = None,
-               light_pixels: int | None = None) -> list[Observed]:
+               light_pixels: int | None = None, grow_mm: float = 0.0) -> list[Observed]:
         """The zone's last reading if nothing in it changed; else read it again — with
         `partial`, only the part that changed (`read(core)` returns the objects it read
         round the core box; those of the last reading it does not `own(obj, core)` stand,
@@ -275,7 +275,11 @@ class ChangeGate:
         changes one player's Active Pool and Spent Pile, and a draw after an 'end' both
         players' sides of the mat). ``doubt`` (with ``partial``): the boxes of the last
         reading's objects to read again though nothing changed there (a die read as the
-        state does not hold it: read again, it may read right)."""
+        state does not hold it: read again, it may read right). ``grow_mm`` (with
+        ``partial``): each changed part is read that much beyond its changed cells (an
+        object whose place lies there is read again: a white die taken from the white paper
+        changes its ink beyond the light's reach and its body as a shadow would, and the box
+        round its ink alone may not hold its centre)."""
         view = self._zone_view(sight, region, ppm)
         hit = self.readings.get(key)
         if hit is not None and hit[0].shape == view.shape:
@@ -302,7 +306,8 @@ class ChangeGate:
             c = cell_px / ppm  # a cell's side, mm
             boxes = cores(cells, region, c, apart_mm if apart_mm is not None else math.inf) \
                 if cells.any() else []
-            boxes = _unions(boxes + again)
+            boxes = _unions([(b[0] - grow_mm, b[1] - grow_mm, b[2] + grow_mm, b[3] + grow_mm)
+                             for b in boxes] + again)
             area = sum((b[2] - b[0]) * (b[3] - b[1]) for b in boxes)
             if partial and area < PARTIAL_SHARE * (region[2] - region[0]) * (
                     region[3] - region[1]):
