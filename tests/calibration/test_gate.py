@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from calibration.table.gate import LIGHT_HUE, LIGHT_RATIO, LIGHT_SHARE, beyond_light, lit_alike
@@ -91,3 +93,45 @@ def test_counted_in_sliding_windows() -> None:
     new[5:7, 5:7] = 0.0
     assert not lit_alike(new, old, 6).any()
     assert lit_alike(new, old, 6, pixels=4)[0, 0]
+
+
+def _read_twice(before: np.ndarray, after: np.ndarray, grow_mm: float, obj: object
+                ) -> tuple[list, list]:
+    """(the boxes read, the objects got) of a partial dice gate shown ``before`` and then
+    ``after`` (its views, at 2 px/mm of a 100 mm square), the first reading ``obj``."""
+    from types import SimpleNamespace
+
+    from calibration.table.gate import ChangeGate
+
+    gate = ChangeGate()
+    views = iter([before, after])
+    gate._zone_view = lambda sight, region, ppm=1.0: next(views)  # type: ignore[method-assign]
+    cores: list = []
+
+    def read(core: object = None) -> list:
+        cores.append(core)
+        return [obj] if core is None else []
+
+    sight: Any = SimpleNamespace(expected=None)
+    for _ in range(2):
+        got = gate.cached("dice", sight, (0.0, 0.0, 100.0, 100.0), read, partial=True,
+                          ppm=2.0, cell_mm=3.0, light=True, light_pixels=4, sliding=True,
+                          grow_mm=grow_mm, doubt=lambda last: [])
+    return cores, got
+
+
+def test_a_die_whose_corner_changed_is_read_again_with_the_growth() -> None:
+    """A partial zone's changed part reaches ``grow_mm`` beyond its changed cells: a die
+    whose ink alone changed at its corner (its body changed as a shadow would) has its
+    centre there and is read again, not kept as it was read before."""
+    from engine.observation import Observed
+
+    before = _paper(200, 200, 0)
+    after = before.copy()
+    after[50:54, 50:54] = 0.0  # the die at (20, 20) mm: ink 6 mm off its centre
+    die = Observed.make("die", "pool", face={"Q1": 1.0}, position_mm=(20.0, 20.0))
+    cores, got = _read_twice(before, after, 0.0, die)
+    assert cores[0] is None and cores[1] is not None  # read whole, then round the change
+    assert got == [die], "kept: its centre lies beyond the box round the change"
+    cores, got = _read_twice(before, after, 12.0, die)
+    assert cores[1] is not None and got == [], "the die was kept as read before"
