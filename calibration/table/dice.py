@@ -81,17 +81,6 @@ ZONE_CHANGE: the turn went unseen), its 3 mm cells at 2 px/mm by 90. A purple di
 pips turned from 4 to 5 changed those cells by only 18 in a simulated match (``simulate
 --dice purple-skull --seed 10``: unseen, the die read 4 for the rest of the turn), by 25-45
 in still renders; its sliding windows by 47-70 (``calibration.table.gate._cells``)."""
-DICE_LIGHT_PIXELS = 4
-"""Pixels of a DICE_CELL_MM window (at DICE_PPM: 36) that must change beyond the light's reach
-(calibration.table.gate.beyond_light) for the window to count as changed, for the dice read in
-parts (Perception.partial_dice: Quarriors). Without the test a light changed during a move made
-every window of the dice zones change, and the whole table was read again (simulated
-Quarriors, seed 0, 126 readings: 7 of the 8 slowest were a light change or a bumped camera,
-455-655 ms). Measured by a probe (not a shipped command) on a rendered Quarriors table of 74
-dice (seed 0, frame 1500): the same dice under 8 other lights (0.8-1.15 bright, any side),
-at most 2 such pixels in any window; each die turned in place to another face under the same
-light, 5 at least (a Portal from 4 to 5), 11 at the 5th percentile."""
-
 Lap = Callable[[str], None]
 """Marks the end of a named step of a reading (its time is kept: the reader's timings)."""
 
@@ -134,11 +123,19 @@ class DiceStage:
             return list(gate.cached("dice", sight, region, lambda: self._read(sight, lap),
                                     ppm=DICE_PPM, cell_mm=DICE_CELL_MM, light=False,
                                     sliding=True))
+        # light=False: the light test counting pixels in sliding windows (light_pixels=4,
+        # with grow_mm 0.75 edges) left a light change alone reading nothing again (8 other
+        # lights: at most 2 such pixels a window; a die turned in place 5 at least), but in
+        # `simulate --game quarriors --matches 10 --seed 0 --workers 1` run beside the code
+        # before (2026-12-02; with the day's other reading changes too) took 0.864 of the
+        # moves without a question where 0.890 and proposed 86 repairs where 40 (a Used Pile
+        # read short for many readings: a heap's zone is never doubted, and no light change
+        # reads it whole again any more), and its CPU p95 stayed 536 ms where 548 (bumped
+        # cameras, not lights, set the tail now)
         return list(gate.cached("dice", sight, region,
                                 lambda core=None: self._read(sight, lap, core),
                                 partial=True, ppm=DICE_PPM, cell_mm=DICE_CELL_MM,
-                                light=True, light_pixels=DICE_LIGHT_PIXELS, sliding=True,
-                                grow_mm=CORE_GROW * self.spec.die_mm,
+                                light=False, sliding=True,
                                 apart_mm=PART_APART * self.spec.die_mm,
                                 doubt=lambda last: self._doubted(sight, last)))
 
@@ -466,13 +463,6 @@ dice read where there was none 58 without this, 28 at 0.6, 6 at 0.85; dice misse
 PART_MARGIN = 2.0
 """Dice's edges round a changed part (Perception.partial_dice) that are read with it: the
 detector and the mat's blobs need the whole die, and a die's top leans off its place"""
-CORE_GROW = 0.75
-"""Dice's edges beyond the changed cells that a changed part of the dice zones reaches (the
-gate's grow_mm): a die with any pixel changed has its centre in it (a top face's corner lies
-0.71 edges from its centre). With the light test counting pixels (DICE_LIGHT_PIXELS) a white
-Basic Quiddity taken from the white paper changed its ink alone, the box round that did not
-hold its centre, and its reading stood in the Active Pool it had left: 'spend' asked against
-'attack' (simulated Quarriors, seed 0: 7 spend and 3 summon questions where 5 and 0)."""
 PART_APART = 3.0
 """Dice's edges apart beyond which two changes of the dice zones are read each on its own
 (ChangeGate.cached's apart_mm)"""

@@ -391,7 +391,7 @@ class TopCache:
     """a die estimated this near a kept reading's place is looked at there"""
     PX = 48
     """side of the look (px) over CROP_SIDE x the die's edge: ~2.3 px/mm"""
-    KEEP_PIXELS = 4
+    KEEP_PIXELS = 8
     """most pixels of the look's disc (KEEP_DISC) that may change beyond the light's doing
     (calibration.table.gate.beyond_light) for the die to count as unchanged. Measured by
     probes, not a shipped command. Rendered, one die in one place, each of the 108 pairs of
@@ -401,9 +401,9 @@ class TopCache:
     kept reading): 301 kept at 8; 5 of them read otherwise when read again, each with no
     pixel changed (an unsure die read anew). At 24 px a Basic Quiddity turned from Q1 to
     Q2 in place changed 1 such pixel; at 48 px, turned as the light changed (0.85 bright
-    from 70 degrees to 1.1 from 200: tests/calibration/test_quarriors_dice.py), 6: 8 kept
-    its Q1, hence 4 (once the gate's light test left the dice round a change to this one,
-    calibration.table.dice.DICE_LIGHT_PIXELS)."""
+    from 70 degrees to 1.1 from 200: tests/calibration/test_quarriors_dice.py), 6: kept as
+    its Q1 (at 4 it is read anew; 4 was tried with the dice gate's light test, see
+    calibration.table.dice.DiceStage.read)."""
     KEEP_DISC = 0.45
     """radius of the disc of the look compared, over the die's edge: inside the top face at
     any yaw"""

@@ -106,7 +106,7 @@ def lit_alike(new: np.ndarray, old: np.ndarray, c: int, where: np.ndarray | None
     frames, the dice zones asked too). ``pixels``: a cell changed when any c x c window
     whose corner lies in it holds at least this many pixels changed beyond the light (as
     ``_cells``' sliding windows: the dice, whose pips and pictograms are smaller than a
-    cell's share, see DICE_LIGHT_PIXELS)."""
+    cell's share: tried for the Quarriors dice, calibration.table.dice.DiceStage.read)."""
     import cv2
 
     h, w = new.shape[:2]
@@ -266,7 +266,8 @@ class ChangeGate:
         only the light's (:func:`lit_alike`) reads nothing again; off for the plain dice,
         whose pips are too small for its test by shares (a die turned by hand from 4 to 6
         passed it); ``light_pixels``: the test counts pixels in sliding windows instead
-        (:func:`lit_alike`'s ``pixels``, the Quarriors dice: DICE_LIGHT_PIXELS). A
+        (:func:`lit_alike`'s ``pixels``; tried for the Quarriors dice, see
+        calibration.table.dice.DiceStage.read). A
         zone whose last reading disagrees with the state the match believes in
         (:func:`agrees`) is read again even when only the light changed. `sliding`: cells
         compared as :func:`_cells` says (the dice: a turned die changes only pips).
