@@ -81,6 +81,7 @@ ZONE_CHANGE: the turn went unseen), its 3 mm cells at 2 px/mm by 90. A purple di
 pips turned from 4 to 5 changed those cells by only 18 in a simulated match (``simulate
 --dice purple-skull --seed 10``: unseen, the die read 4 for the rest of the turn), by 25-45
 in still renders; its sliding windows by 47-70 (``calibration.table.gate._cells``)."""
+
 Lap = Callable[[str], None]
 """Marks the end of a named step of a reading (its time is kept: the reader's timings)."""
 
