@@ -263,9 +263,9 @@ class ChangeGate:
         `partial`, only the part that changed (`read(core)` returns the objects it read
         round the core box; those of the last reading it does not `own(obj, core)` stand,
         by default those whose place lies outside the core). `light`: a change that is
-        only the light's (:func:`lit_alike`) reads nothing again; off for the plain dice,
-        whose pips are too small for its test by shares (a die turned by hand from 4 to 6
-        passed it); ``light_pixels``: the test counts pixels in sliding windows instead
+        only the light's (:func:`lit_alike`) reads nothing again; off for the dice, whose
+        pips are too small for its test by shares (a die turned by hand from 4 to 6 passed
+        it); ``light_pixels``: the test counts pixels in sliding windows instead
         (:func:`lit_alike`'s ``pixels``; tried for the Quarriors dice, see
         calibration.table.dice.DiceStage.read). A
         zone whose last reading disagrees with the state the match believes in
