@@ -124,15 +124,16 @@ class DiceStage:
             return list(gate.cached("dice", sight, region, lambda: self._read(sight, lap),
                                     ppm=DICE_PPM, cell_mm=DICE_CELL_MM, light=False,
                                     sliding=True))
-        # light=False: the light test counting pixels in sliding windows (light_pixels=4,
-        # with grow_mm 0.75 edges) left a light change alone reading nothing again (8 other
-        # lights: at most 2 such pixels a window; a die turned in place 5 at least), but in
-        # `simulate --game quarriors --matches 10 --seed 0 --workers 1` run beside the code
-        # before (2026-12-02; with the day's other reading changes too) took 0.864 of the
-        # moves without a question where 0.890 and proposed 86 repairs where 40 (a Used Pile
-        # read short for many readings: a heap's zone is never doubted, and no light change
-        # reads it whole again any more), and its CPU p95 stayed 536 ms where 548 (bumped
-        # cameras, not lights, set the tail now)
+        # light=False: a light test counting pixels in sliding windows (4 a 3 mm window, the
+        # changed parts grown 0.75 edges: commits c9bf25a and 40ea24b, reverted in 10fd3c8)
+        # left a light change alone reading nothing again (8 other lights: at most 2 such
+        # pixels a window; a die turned in place 5 at least), but in `simulate --game
+        # quarriors --matches 10 --seed 0 --workers 1` run beside the code before
+        # (2026-12-02; with the day's other reading changes too) took 0.864 of the moves
+        # without a question where 0.890 and proposed 86 repairs where 40 (a Used Pile read
+        # short for many readings: a heap's zone is never doubted, and no light change reads
+        # it whole again any more), and its CPU p95 stayed 536 ms where 548 (bumped cameras,
+        # not lights, set the tail now)
         return list(gate.cached("dice", sight, region,
                                 lambda core=None: self._read(sight, lap, core),
                                 partial=True, ppm=DICE_PPM, cell_mm=DICE_CELL_MM,

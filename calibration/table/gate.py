@@ -96,46 +96,32 @@ def beyond_light(new: np.ndarray, old: np.ndarray) -> np.ndarray:
     return changed
 
 
-def lit_alike(new: np.ndarray, old: np.ndarray, c: int, where: np.ndarray | None = None,
-              pixels: int | None = None) -> np.ndarray:
+def lit_alike(new: np.ndarray, old: np.ndarray, c: int, where: np.ndarray | None = None
+              ) -> np.ndarray:
     """Per c x c cell of two normalised views (as :func:`_cells`), whether what changed in it
     is more than the light's doing (:func:`beyond_light` in LIGHT_SHARE of it). ``where``:
     only these cells are asked (the others come out False): a move changes a few cells of
     the Quarriors Wilds at 2 px/mm, and asked whole the test cost 52 ms a reading on mean,
     15 ms asked where they changed (probe, not a shipped command: simulated seed 0, 3000
-    frames, the dice zones asked too). ``pixels``: a cell changed when any c x c window
-    whose corner lies in it holds at least this many pixels changed beyond the light (as
-    ``_cells``' sliding windows: the dice, whose pips and pictograms are smaller than a
-    cell's share: tried for the Quarriors dice, calibration.table.dice.DiceStage.read)."""
+    frames, the dice zones asked too)."""
     import cv2
 
     h, w = new.shape[:2]
     if h < c or w < c:
-        changed = beyond_light(new, old)
-        hit = int(changed.sum()) >= pixels if pixels is not None else \
-            float(changed.mean()) > LIGHT_SHARE
-        return np.full((1, 1), hit)
+        return np.full((1, 1), float(beyond_light(new, old).mean()) > LIGHT_SHARE)
     rows, cols = h // c, w // c
     if where is None:
         where = np.ones((rows, cols), bool)
     out = np.zeros((rows, cols), bool)
-    reach = c - 1 if pixels is not None else 0  # (a sliding window reaches past its cell)
     n, _, boxes, _ = cv2.connectedComponentsWithStats(where.astype(np.uint8), connectivity=8)
     for x, y, bw, bh, _ in boxes[1:n]:
         # the cells' pixels, and 1 px round them for the neighbours
         y0, x0, y1, x1 = y * c, x * c, (y + bh) * c, (x + bw) * c
-        ya, xa = max(0, y0 - 1), max(0, x0 - 1)
-        yb, xb = min(h, y1 + 1 + reach), min(w, x1 + 1 + reach)
-        changed = beyond_light(new[ya:yb, xa:xb], old[ya:yb, xa:xb])
-        if pixels is None:
-            share = changed[y0 - ya:y1 - ya, x0 - xa:x1 - xa].reshape(bh, c, bw, c).mean(
-                axis=(1, 3))
-            out[y:y + bh, x:x + bw] |= share > LIGHT_SHARE
-            continue
-        counts = cv2.boxFilter(changed.astype(np.float32), -1, (c, c), anchor=(0, 0),
-                               normalize=False, borderType=cv2.BORDER_CONSTANT)
-        most = counts[y0 - ya:y1 - ya, x0 - xa:x1 - xa].reshape(bh, c, bw, c).max(axis=(1, 3))
-        out[y:y + bh, x:x + bw] |= most >= pixels - 0.5
+        ya, xa, yb, xb = max(0, y0 - 1), max(0, x0 - 1), min(h, y1 + 1), min(w, x1 + 1)
+        changed = beyond_light(new[ya:yb, xa:xb], old[ya:yb, xa:xb])[
+            y0 - ya:y1 - ya, x0 - xa:x1 - xa]
+        share = changed.reshape(bh, c, bw, c).mean(axis=(1, 3))
+        out[y:y + bh, x:x + bw] |= share > LIGHT_SHARE
     return out & where
 
 
@@ -257,17 +243,13 @@ class ChangeGate:
                owns: Callable[[Observed, Box], bool] | None = None, ppm: float = 1.0,
                cell_mm: float = ZONE_CELL_MM, light: bool = True, sliding: bool = False,
                apart_mm: float | None = None,
-               doubt: Callable[[list[Observed]], list[Box]] | None = None,
-               light_pixels: int | None = None, grow_mm: float = 0.0) -> list[Observed]:
+               doubt: Callable[[list[Observed]], list[Box]] | None = None) -> list[Observed]:
         """The zone's last reading if nothing in it changed; else read it again — with
         `partial`, only the part that changed (`read(core)` returns the objects it read
         round the core box; those of the last reading it does not `own(obj, core)` stand,
         by default those whose place lies outside the core). `light`: a change that is
         only the light's (:func:`lit_alike`) reads nothing again; off for the dice, whose
-        pips are too small for its test by shares (a die turned by hand from 4 to 6 passed
-        it); ``light_pixels``: the test counts pixels in sliding windows instead
-        (:func:`lit_alike`'s ``pixels``; tried for the Quarriors dice, see
-        calibration.table.dice.DiceStage.read). A
+        pips are too small for its test (a die turned by hand from 4 to 6 passed it). A
         zone whose last reading disagrees with the state the match believes in
         (:func:`agrees`) is read again even when only the light changed. `sliding`: cells
         compared as :func:`_cells` says (the dice: a turned die changes only pips).
@@ -276,11 +258,7 @@ class ChangeGate:
         changes one player's Active Pool and Spent Pile, and a draw after an 'end' both
         players' sides of the mat). ``doubt`` (with ``partial``): the boxes of the last
         reading's objects to read again though nothing changed there (a die read as the
-        state does not hold it: read again, it may read right). ``grow_mm`` (with
-        ``partial``): each changed part is read that much beyond its changed cells (an
-        object whose place lies there is read again: a white die taken from the white paper
-        changes its ink beyond the light's reach and its body as a shadow would, and the box
-        round its ink alone may not hold its centre)."""
+        state does not hold it: read again, it may read right)."""
         view = self._zone_view(sight, region, ppm)
         hit = self.readings.get(key)
         if hit is not None and hit[0].shape == view.shape:
@@ -290,9 +268,10 @@ class ChangeGate:
             if not cells.any() and not again:
                 return hit[1]
             if light:
-                cells &= lit_alike(view, hit[0], cell_px, where=cells, pixels=light_pixels)
+                cells &= lit_alike(view, hit[0], cell_px, where=cells)
             if not cells.any():
-                # only the light changed. The last reading's zones that are not the table the
+                # only the light changed (or nothing, but zones are doubted). The last
+                # reading's zones that are not the table the
                 # match believes in (a foul still seen, a misread) are read again, else a
                 # change the light test took for the light's (the table put back after a foul,
                 # as the light changed) is never seen: with ``doubt`` those it names (a key
@@ -307,8 +286,7 @@ class ChangeGate:
             c = cell_px / ppm  # a cell's side, mm
             boxes = cores(cells, region, c, apart_mm if apart_mm is not None else math.inf) \
                 if cells.any() else []
-            boxes = _unions([(b[0] - grow_mm, b[1] - grow_mm, b[2] + grow_mm, b[3] + grow_mm)
-                             for b in boxes] + again)
+            boxes = _unions(boxes + again)
             area = sum((b[2] - b[0]) * (b[3] - b[1]) for b in boxes)
             if partial and area < PARTIAL_SHARE * (region[2] - region[0]) * (
                     region[3] - region[1]):
