@@ -256,6 +256,9 @@ def test_the_page_follows_the_tables_next_match(server: tuple[str, Any]) -> None
         follows["match"] = second = service.create("icedice", 2, {}, None, 2, "second")
         wait_until(pg, f"location.hash === '#/m/{second}'", timeout=20)
         pg.wait_for_selector("#toast:has-text('following it')")
+        # hidden once the next match is shown (the toast comes a moment before it; a CI
+        # run asked in between)
+        pg.wait_for_selector("#m-next", state="hidden", timeout=10_000)
         assert pg.locator("#m-next").is_hidden()
 
 

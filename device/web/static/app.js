@@ -4,7 +4,8 @@
 "use strict";
 const $ = (sel, root = document) => root.querySelector(sel);
 const state = { matchId: null, view: null, ws: null, games: [], live: null, replay: null,
-  access: "open", tableMatch: null, servedGame: null, answerTo: null, shown: null, routed: false };
+  access: "open", tableMatch: null, servedGame: null, answerTo: null, shown: null, routed: false,
+  gamesReady: null };
 
 // --- the table's key ---------------------------------------------------------------------
 // The players' link carries the table's key (?key=...). The page keeps it in this phone's
@@ -200,10 +201,15 @@ function leaveMatch() {
 
 // --- routing ---------------------------------------------------------------------------------
 async function route() {
-  if (!state.games.length) {
+  // the games and their drawings, loaded once; every route waits for them, the first as
+  // much as one a hash change starts while they load (a match drawn before its game's
+  // table.js came drew rows and said "make a move"; a CI run failed so)
+  state.gamesReady = state.gamesReady || (async () => {
     try { state.games = await api("/api/games"); } catch (e) { /* shown where needed */ }
     await loadTables(state.games);  // each game's drawing of its table (table.js)
-  }
+    if (!state.games.length) state.gamesReady = null;  // asked again by the next route
+  })();
+  await state.gamesReady;
   // first run: the demo (or a camera's table) opens straight on the match being played
   const first = !state.routed;
   state.routed = true;

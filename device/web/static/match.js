@@ -11,6 +11,7 @@ async function showMatch(id) {
   state.matchId = id; state.view = null; state.opening = id;
   $("#m-replay").href = "#/r/" + id;
   $("#m-fix").hidden = true;
+  $("#m-next").hidden = true;  // the last match's "Match over" is not this one's
   try { render(await api("/api/matches/" + id)); } catch (e) {
     state.opening = null;
     toast(e.status === 404 ? "This match is not on this table." : e.message);
